@@ -1,0 +1,63 @@
+"""The ``rmqha`` command line.
+
+Each sub-command lives in its own module under ``conformance/commands/`` and
+exposes ``register(subparsers)``; the parser is assembled from every module found
+there, so adding a command never touches this file.
+
+Exit status: 0 success, 1 a property was violated / a case disagreed / a proof
+failed, 2 bad input (one-line error), 3 the implementation under test failed.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from conformance import commands
+from conformance.errors import AdapterError, UserError
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("rmqha")
+    except Exception:  # running from a source tree that was never installed
+        return "0+source"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rmqha",
+        description="Conformance kit for RocketMQ's high-availability protocols.",
+    )
+    parser.add_argument("--version", action="version", version=f"rmqha {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except UserError as exc:
+        print(f"rmqha: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except AdapterError as exc:
+        print(f"rmqha: adapter error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("rmqha: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # python -m conformance.cli
+    sys.exit(main())
