@@ -1,0 +1,59 @@
+"""The contract between sans-IO nodes and whatever drives them.
+
+A node (reference DLedger node, broker replica, controller node, or an adapter
+wrapping a foreign implementation) is a state machine in the style of etcd-io/raft:
+
+* ``tick(now)``: simulated time has reached ``now`` (milliseconds); the simulator
+  calls it every ``TICK_MS``.
+* ``step(message, now)``: a message has arrived.
+* both return a :class:`Ready`: the messages to send and, if durable state changed,
+  the complete durable state to persist. The driver "writes" ``persist`` before it
+  sends ``messages``; after a crash the node is rebuilt from the last persisted value
+  and nothing else.
+* ``observe()``: a read-only view of the node's state for invariants and reports.
+
+A node never reads a clock, a socket or a random source of its own: randomness
+comes from a ``draw(bound) -> int`` callable (uniform in ``[0, bound)``) supplied by
+the driver, so one seed reproduces everything.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Protocol
+
+import attrs
+
+TICK_MS = 10
+
+Draw = Callable[[int], int]
+
+
+@attrs.frozen(slots=True)
+class Message:
+    """A message on the wire. ``payload`` is a frozen record from spec/."""
+
+    src: str
+    dst: str
+    payload: Any
+
+    @property
+    def kind(self) -> str:
+        return type(self.payload).__name__
+
+
+@attrs.frozen(slots=True)
+class Ready:
+    messages: tuple[Message, ...] = ()
+    persist: Any = None
+
+
+NOTHING = Ready()
+
+
+class Node(Protocol):
+    node_id: str
+
+    def tick(self, now: int) -> Ready: ...
+
+    def step(self, message: Message, now: int) -> Ready: ...
+
+    def observe(self) -> Any: ...
