@@ -1,0 +1,82 @@
+"""What one campaign run is asked to do and what it reports.
+
+This is the contract between the runners (``conformance.campaign.run_one``, called
+in-process or inside Spark executors) and the results datasets
+(``conformance.results``), which flatten these records into Parquet rows.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+import attrs
+
+Verdict = Literal["pass", "fail", "error"]
+PropertyVerdictValue = Literal["pass", "fail", "error", "not_applicable"]
+
+
+@attrs.frozen(slots=True)
+class RunConfig:
+    campaign: str
+    seed: int
+    adapter: str  # adapter spec string, e.g. "reference", "mutant:vote-not-durable"
+    scenario: str  # "dledger", "truncation", "controller"
+    profile: str  # e.g. "dledger-0.4", "rocketmq-5.1"
+    group_size: int
+    fault_mix: str  # "none", "crash", "partition", "lossy", "mixed"
+    duration_ms: int  # length of the fault phase in simulated milliseconds
+
+
+@attrs.frozen(slots=True)
+class PropertyVerdict:
+    name: str  # invariant name, e.g. "election-safety"
+    verdict: PropertyVerdictValue
+    violations: int = 0
+    first_step: int | None = None
+
+
+@attrs.frozen(slots=True)
+class Metric:
+    """One measurement; a run may report the same name several times (failover_ms)."""
+
+    name: str  # time_to_first_leader_ms, failover_ms, terms_per_election, messages_per_election
+    value: float
+
+
+@attrs.frozen(slots=True)
+class Coverage:
+    """How often an outcome of a spec decision procedure was exercised in the run."""
+
+    procedure: str  # e.g. "handle_vote"
+    outcome: str  # e.g. "REJECT_TERM_NOT_READY"
+    count: int
+
+
+@attrs.frozen(slots=True)
+class Counterexample:
+    property: str
+    message: str  # one line: what was violated, where
+    script: str  # minimal scenario script (conformance/script.py format), replayable
+    trace_jsonl: str  # canonical JSON lines of the minimal script's trace (for diagrams)
+    original_steps: int  # length before shrinking
+    shrunk_steps: int
+
+
+@attrs.frozen(slots=True)
+class RunResult:
+    config: RunConfig
+    implementation: str
+    implementation_version: str
+    verdict: Verdict
+    steps: int
+    simulated_ms: int
+    wall_ms: float
+    elections: int
+    leader_changes: int
+    max_term: int
+    first_violation: str | None = None
+    first_violation_step: int | None = None
+    properties: tuple[PropertyVerdict, ...] = ()
+    metrics: tuple[Metric, ...] = ()
+    coverage: tuple[Coverage, ...] = ()
+    counterexample: Counterexample | None = None
+    error: str | None = None  # one line, for verdict == "error"
