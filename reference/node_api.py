@@ -10,7 +10,8 @@ wrapping a foreign implementation) is a state machine in the style of etcd-io/ra
   the complete durable state to persist. The driver "writes" ``persist`` before it
   sends ``messages``; after a crash the node is rebuilt from the last persisted value
   and nothing else.
-* ``observe()``: a read-only view of the node's state for invariants and reports.
+* ``observe()``: a read-only view of the node's state for invariants and reports;
+  ``summary()``: a small JSON-able digest of it for traces.
 
 A node never reads a clock, a socket or a random source of its own: randomness
 comes from a ``draw(bound) -> int`` callable (uniform in ``[0, bound)``) supplied by
@@ -57,3 +58,7 @@ class Node(Protocol):
     def step(self, message: Message, now: int) -> Ready: ...
 
     def observe(self) -> Any: ...
+
+    def summary(self) -> Any:
+        """A small JSON-able digest (role, term, ...) for trace ``state`` events."""
+        ...

@@ -1,0 +1,582 @@
+"""A minimal, sans-IO DLedger node: the elector plus a small replicated log.
+
+It follows DLedgerLeaderElector's structure: a state maintainer that runs every
+tick (10 ms) and, by role, campaigns, sends heartbeats or watches the leader's
+heartbeats; request handlers that answer votes, heartbeats and pushes at once; and
+one entry dispatcher per follower on the leader. Every decision is a spec call
+(through ``DLedgerProcedures``); this module only keeps state, applies effects,
+and turns them into messages.
+
+While a vote round is open the maintainer is blocked, as the real one is on its
+latch: the node still answers requests, but does not campaign, time out or send
+heartbeats until the round closes. The leader's heartbeat round blocks the
+maintainer the same way; the entry dispatchers run regardless.
+
+Durable state (``DLedgerDurable``): currTerm, votedFor and the log. Everything else
+starts afresh after a restart.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import attrs
+
+from reference.node_api import Draw, Message, Ready
+from reference.procedures import REFERENCE_PROCEDURES, DLedgerProcedures
+from spec.dledger import effects as fx
+from spec.dledger.candidate import (
+    CandidateAction,
+    candidate_action,
+    count_vote,
+    next_time_after_parse,
+    next_vote_time,
+    start_vote_counts,
+    vote_interval_spread,
+    vote_round_closed,
+    vote_round_wait_ms,
+)
+from spec.dledger.heartbeat import (
+    count_heartbeat,
+    heartbeat_latch_open,
+    leader_should_send_heartbeat,
+    start_heartbeat_counts,
+)
+from spec.dledger.log import (
+    Dispatcher,
+    DispatcherState,
+    commit_push,
+    ledger_end_term,
+    next_push,
+    on_push_response,
+    start_dispatcher,
+)
+from spec.dledger.member_state import (
+    NEVER,
+    MemberView,
+    known_max_term_after_candidate,
+    may_become_candidate,
+    may_become_follower,
+    may_become_leader,
+    next_term,
+)
+from spec.dledger.profiles import DEFAULT_PROFILE, DEFAULT_TIMING, Profile, Timing
+from spec.dledger.records import (
+    NO_INDEX,
+    ClientAppend,
+    Entry,
+    HeartBeatRequest,
+    HeartBeatResponse,
+    ParseResult,
+    PushEntryRequest,
+    PushEntryResponse,
+    PushType,
+    Role,
+    VoteRequest,
+    VoteResponse,
+)
+
+
+@attrs.frozen(slots=True)
+class DLedgerDurable:
+    """What survives a crash: the term/vote file and the log."""
+
+    curr_term: int
+    voted_for: str | None
+    log: tuple[Entry, ...] = ()
+
+
+@attrs.frozen(slots=True)
+class DLedgerView:
+    """What invariants and reports observe of one node."""
+
+    node_id: str
+    role: Role
+    curr_term: int
+    voted_for: str | None
+    leader_id: str | None
+    ledger_end_index: int
+    ledger_end_term: int
+    committed_index: int
+    applied_index: int
+    log: tuple[Entry, ...]
+
+
+class _VoteRound:
+    __slots__ = ("id", "term", "counts", "deadline", "started", "answered_by")
+
+    def __init__(self, round_id: int, term: int, deadline: int, started: int):
+        self.id = round_id
+        self.term = term
+        self.counts = start_vote_counts(term)
+        self.deadline = deadline
+        self.started = started
+        self.answered_by: set[str] = set()
+
+
+class _HeartbeatRound:
+    __slots__ = ("id", "term", "counts", "deadline", "decide_at", "answered_by")
+
+    def __init__(self, round_id: int, term: int, deadline: int):
+        self.id = round_id
+        self.term = term
+        self.counts = start_heartbeat_counts(term)
+        self.deadline = deadline
+        self.decide_at: int | None = None
+        self.answered_by: set[str] = set()
+
+
+class DLedgerNode:
+    def __init__(
+        self,
+        node_id: str,
+        peers: tuple[str, ...],
+        draw: Draw,
+        durable: DLedgerDurable | None = None,
+        now: int = 0,
+        profile: Profile = DEFAULT_PROFILE,
+        timing: Timing = DEFAULT_TIMING,
+        procedures: DLedgerProcedures = REFERENCE_PROCEDURES,
+    ):
+        self.node_id = node_id
+        self.peers = tuple(sorted(peers))
+        self._peer_set = frozenset(self.peers)
+        self._others = tuple(p for p in self.peers if p != node_id)
+        self.draw = draw
+        self.profile = profile
+        self.timing = timing
+        self.proc = procedures
+        if durable is None:
+            durable = DLedgerDurable(profile.initial_term, None, ())
+        # durable
+        self.curr_term = durable.curr_term
+        self.voted_for = durable.voted_for
+        self.log: list[Entry] = list(durable.log)
+        # memory only
+        self.role = Role.CANDIDATE
+        self.leader_id: str | None = None
+        self.ledger_end_term = ledger_end_term(self.log)
+        self.known_max_term = -1
+        self.committed_index = NO_INDEX
+        self.applied_index = NO_INDEX
+        self.last_leader_heartbeat_time = NEVER
+        self.last_send_heartbeat_time = NEVER
+        self.last_succ_heartbeat_time = NEVER
+        self.next_time_to_request_vote = -1
+        self.need_increase_term_immediately = False
+        self.last_parse_result = ParseResult.WAIT_TO_REVOTE
+        self.last_vote_cost = 0
+        self.taking_leadership = False  # leadership transfer is not modelled by the reference
+        self._vote_round: _VoteRound | None = None
+        self._hb_round: _HeartbeatRound | None = None
+        self._round_ids = 0
+        self._push_seq = 0
+        self._dispatchers: dict[str, Dispatcher] = {}
+        self._outstanding: dict[str, tuple[PushEntryRequest, int]] = {}
+        self._last_commit_push: dict[str, int] = {}
+        # bookkeeping for invariants and reports
+        self.coverage: Counter = Counter()
+        self.version = 0  # bumps whenever observable state changes
+        self._own_reply: VoteResponse | None = None
+        self._out: list[Message] = []
+        self._dirty = False
+        self._now = now
+
+    # ------------------------------------------------------------------ views
+
+    def member_view(self) -> MemberView:
+        return MemberView(
+            self_id=self.node_id,
+            peers=self._peer_set,
+            curr_term=self.curr_term,
+            voted_for=self.voted_for,
+            leader_id=self.leader_id,
+            role=self.role,
+            ledger_end_term=self.ledger_end_term,
+            ledger_end_index=len(self.log) - 1,
+            taking_leadership=self.taking_leadership,
+        )
+
+    def observe(self) -> DLedgerView:
+        return DLedgerView(
+            node_id=self.node_id,
+            role=self.role,
+            curr_term=self.curr_term,
+            voted_for=self.voted_for,
+            leader_id=self.leader_id,
+            ledger_end_index=len(self.log) - 1,
+            ledger_end_term=self.ledger_end_term,
+            committed_index=self.committed_index,
+            applied_index=self.applied_index,
+            log=tuple(self.log),
+        )
+
+    def summary(self) -> dict:
+        return {
+            "role": self.role.value,
+            "term": self.curr_term,
+            "vote": self.voted_for,
+            "leader": self.leader_id,
+            "end": [self.ledger_end_term, len(self.log) - 1],
+            "commit": self.committed_index,
+        }
+
+    def durable(self) -> DLedgerDurable:
+        return DLedgerDurable(
+            self.curr_term if self.proc.persist_term else self.profile.initial_term,
+            self.voted_for if self.proc.persist_vote and self.proc.persist_term else None,
+            tuple(self.log),
+        )
+
+    # ------------------------------------------------------------------ driver API
+
+    def tick(self, now: int) -> Ready:
+        self._now = now
+        self._maintain(now)
+        if self.role is Role.LEADER:
+            self._dispatch_all(now)
+        if self.applied_index < self.committed_index:
+            self.applied_index = self.committed_index  # the state machine applies at once
+            self.version += 1
+        return self._ready()
+
+    def step(self, message: Message, now: int) -> Ready:
+        self._now = now
+        payload = message.payload
+        handler = _HANDLERS.get(type(payload))
+        if handler is not None:
+            handler(self, message.src, payload, now)
+        return self._ready()
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _ready(self) -> Ready:
+        out = tuple(self._out)
+        self._out.clear()
+        persist = None
+        if self._dirty:
+            self._dirty = False
+            persist = self.durable()
+        return Ready(out, persist) if (out or persist is not None) else _EMPTY
+
+    def _send(self, dst: str, payload: Any) -> None:
+        self._out.append(Message(self.node_id, dst, payload))
+
+    def _cover(self, procedure: str, outcome: str) -> None:
+        self.coverage[(procedure, outcome)] += 1
+
+    def _persist(self) -> None:
+        self._dirty = True
+
+    def _apply(self, effects: tuple, now: int) -> None:
+        for e in effects:
+            _EFFECTS[type(e)](self, e, now)
+        if effects:
+            self.version += 1
+
+    # effects --------------------------------------------------------------
+
+    def _set_voted_for(self, e: fx.SetVotedFor, now: int) -> None:
+        self.voted_for = e.candidate
+        self._persist()
+
+    def _become_candidate(self, e: fx.BecomeCandidate, now: int) -> None:
+        if not may_become_candidate(self.curr_term, e.term):
+            return
+        self.known_max_term = known_max_term_after_candidate(self.known_max_term, e.term)
+        self.role = Role.CANDIDATE
+        self.leader_id = None
+        self._stop_leading()
+
+    def _increase_term_immediately(self, e: fx.IncreaseTermImmediately, now: int) -> None:
+        self.need_increase_term_immediately = True
+
+    def _become_follower(self, e: fx.BecomeFollower, now: int) -> None:
+        if not may_become_follower(self.curr_term, e.term):
+            return
+        if self.profile.follower_resets_parse_result:
+            self.last_parse_result = ParseResult.WAIT_TO_REVOTE
+        self.role = Role.FOLLOWER
+        self.leader_id = e.leader
+        self.last_leader_heartbeat_time = now
+        self._stop_leading()
+
+    def _become_leader(self, e: fx.BecomeLeader, now: int) -> None:
+        if not may_become_leader(self.curr_term, e.term):
+            return
+        self.role = Role.LEADER
+        self.leader_id = self.node_id
+        self.last_send_heartbeat_time = NEVER
+        self._dispatchers = {p: start_dispatcher() for p in self._others}
+        self._outstanding.clear()
+        self._last_commit_push = {p: now for p in self._others}
+
+    def _stop_leading(self) -> None:
+        self._dispatchers.clear()
+        self._outstanding.clear()
+
+    def _refresh_leader_heartbeat(self, e: fx.RefreshLeaderHeartbeat, now: int) -> None:
+        self.last_leader_heartbeat_time = now
+
+    def _record_heartbeat_quorum(self, e: fx.RecordHeartbeatQuorum, now: int) -> None:
+        self.last_succ_heartbeat_time = now
+
+    def _resend_heartbeat(self, e: fx.ResendHeartbeat, now: int) -> None:
+        self.last_send_heartbeat_time = NEVER
+
+    def _truncate_log(self, e: fx.TruncateLog, now: int) -> None:
+        del self.log[e.from_index :]
+        self.ledger_end_term = ledger_end_term(self.log)
+        self._persist()
+
+    def _append_entries(self, e: fx.AppendEntries, now: int) -> None:
+        self.log.extend(e.entries)
+        self.ledger_end_term = self.proc.ledger_end_term_after_append(e.entries[-1], self.curr_term)
+        self._persist()
+
+    def _advance_commit_index(self, e: fx.AdvanceCommitIndex, now: int) -> None:
+        if e.index > self.committed_index:
+            self.committed_index = e.index
+
+    def _clamp_commit_index(self, e: fx.ClampCommitIndex, now: int) -> None:
+        if e.index < self.committed_index:
+            self.committed_index = e.index
+        if self.applied_index > self.committed_index:
+            self.applied_index = self.committed_index
+
+    # ------------------------------------------------------------------ maintainer
+
+    def _maintain(self, now: int) -> None:
+        if self._vote_round is not None:
+            if now >= self._vote_round.deadline:
+                self._close_vote_round(now)
+            return  # blocked on the vote latch
+        if self._hb_round is not None:
+            r = self._hb_round
+            if r.decide_at is None and now >= r.deadline:
+                r.decide_at = now + self.timing.heartbeat_result_wait_ms
+            if r.decide_at is not None and now >= r.decide_at:
+                self._decide_heartbeat_round(now)
+            return  # blocked on the heartbeat latch
+        if self.role is Role.LEADER:
+            if leader_should_send_heartbeat(now, self.last_send_heartbeat_time, self.timing):
+                self._start_heartbeat_round(now)
+        elif self.role is Role.FOLLOWER:
+            if self.proc.follower_timed_out(now, self.last_leader_heartbeat_time, self.timing):
+                self._cover("follower_timeout", "TIMED_OUT")
+                self._apply((fx.BecomeCandidate(self.curr_term),), now)
+        else:
+            self._maintain_as_candidate(now)
+
+    def _vote_time(self, now: int) -> int:
+        spread = vote_interval_spread(self.timing, self.taking_leadership)
+        return next_vote_time(
+            now, self.draw(spread), self.timing, self.taking_leadership, self.last_vote_cost, self.profile
+        )
+
+    def _maintain_as_candidate(self, now: int) -> None:
+        action = candidate_action(
+            now, self.next_time_to_request_vote, self.need_increase_term_immediately, self.last_parse_result
+        )
+        if action is CandidateAction.WAIT:
+            return
+        self._cover("candidate_round", action.value)
+        if action is not CandidateAction.CAMPAIGN_SAME_TERM:
+            self.curr_term = next_term(self.curr_term, self.known_max_term)
+            self.voted_for = None
+            self.last_parse_result = ParseResult.WAIT_TO_REVOTE
+            self._persist()
+            self.version += 1
+        if action is CandidateAction.INCREASE_TERM_ONLY:
+            self.need_increase_term_immediately = False
+            self.next_time_to_request_vote = self._vote_time(now)
+            return
+        self._start_vote_round(now)
+
+    def _start_vote_round(self, now: int) -> None:
+        self._round_ids += 1
+        term = self.curr_term
+        wait = vote_round_wait_ms(self.draw(self.timing.max_vote_interval_ms), self.timing)
+        r = self._vote_round = _VoteRound(self._round_ids, term, now + wait, now)
+        request = VoteRequest(term, self.node_id, self.ledger_end_term, len(self.log) - 1, r.id)
+        for peer in self._others:
+            self._send(peer, request)
+        # the candidate answers its own request through the same handler
+        self._on_vote_request(self.node_id, request, now, self_vote=True)
+        self._on_vote_response(self.node_id, self._own_reply, now)
+
+    def _close_vote_round(self, now: int) -> None:
+        r = self._vote_round
+        self._vote_round = None
+        self.last_vote_cost = now - r.started
+        decision = self.proc.parse_vote_result(r.counts, len(self.peers), self.profile)
+        self._cover("parse_vote_result", decision.result.value)
+        self.last_parse_result = decision.result
+        self.next_time_to_request_vote = next_time_after_parse(
+            decision, self.next_time_to_request_vote, self._vote_time(now), self.timing
+        )
+        self._apply(decision.effects, now)
+
+    def _start_heartbeat_round(self, now: int) -> None:
+        self._round_ids += 1
+        self.last_send_heartbeat_time = now
+        # the latch waits heartBeatTimeIntervalMs - 10, then the decision comes 10 ms later
+        deadline = now + self.timing.heartbeat_interval_ms - self.timing.heartbeat_result_wait_ms
+        r = self._hb_round = _HeartbeatRound(self._round_ids, self.curr_term, deadline)
+        request = HeartBeatRequest(self.curr_term, self.node_id, r.id)
+        for peer in self._others:
+            self._send(peer, request)
+        if heartbeat_latch_open(r.counts, len(self.peers)):  # a group of one
+            r.decide_at = now + self.timing.heartbeat_result_wait_ms
+
+    def _decide_heartbeat_round(self, now: int) -> None:
+        r = self._hb_round
+        self._hb_round = None
+        decision = self.proc.decide_heartbeat_round(
+            r.counts, len(self.peers), now, self.last_succ_heartbeat_time, self.timing, self.profile
+        )
+        self._cover("heartbeat_round", decision.outcome.value)
+        self._apply(decision.effects, now)
+
+    # ------------------------------------------------------------------ handlers
+
+    def _on_vote_request(self, src: str, request: VoteRequest, now: int, self_vote: bool = False) -> None:
+        if not self_vote and self._vote_round is not None and not self.proc.answer_votes_while_campaigning:
+            return
+        decision = self.proc.handle_vote(self.member_view(), request, self_vote, self.profile)
+        self._cover("handle_vote", decision.result.value)
+        self._apply(decision.effects, now)
+        reply = VoteResponse(decision.reply_term, decision.result, request.round)
+        if self_vote:
+            self._own_reply = reply
+        else:
+            self._send(src, reply)
+
+    def _on_vote_response(self, src: str, reply: VoteResponse, now: int) -> None:
+        r = self._vote_round
+        if r is None or reply.round != r.id or src in r.answered_by:
+            return  # late, duplicated or from another round: ignored like a completed future
+        r.answered_by.add(src)
+        r.counts = count_vote(r.counts, reply)
+        if vote_round_closed(r.counts, len(self.peers)):
+            self._close_vote_round(now)
+
+    def _on_heartbeat(self, src: str, request: HeartBeatRequest, now: int) -> None:
+        decision = self.proc.handle_heartbeat(self.member_view(), request)
+        self._cover("handle_heartbeat", decision.code.name)
+        self._apply(decision.effects, now)
+        self._send(src, HeartBeatResponse(decision.reply_term, decision.code, request.round))
+
+    def _on_heartbeat_response(self, src: str, reply: HeartBeatResponse, now: int) -> None:
+        r = self._hb_round
+        if r is None or reply.round != r.id or src in r.answered_by:
+            return
+        r.answered_by.add(src)
+        r.counts = count_heartbeat(r.counts, reply)
+        if r.decide_at is None and heartbeat_latch_open(r.counts, len(self.peers)):
+            r.decide_at = now + self.timing.heartbeat_result_wait_ms
+
+    def _on_push(self, src: str, request: PushEntryRequest, now: int) -> None:
+        decision = self.proc.handle_push(
+            self.member_view(), request, self.log, self.committed_index, self.profile
+        )
+        self._cover("handle_push", decision.row)
+        self._apply(decision.effects, now)
+        response = decision.response
+        if response.end_index != len(self.log) - 1:
+            response = attrs.evolve(response, end_index=len(self.log) - 1)
+        self._send(src, response)
+
+    def _on_push_response(self, src: str, response: PushEntryResponse, now: int) -> None:
+        pending = self._outstanding.get(src)
+        if self.role is not Role.LEADER or pending is None or pending[0].seq != response.seq:
+            return
+        request = pending[0]
+        del self._outstanding[src]
+        d = on_push_response(self._dispatchers[src], request, response, self.profile.log_generation)
+        self._dispatchers[src] = d
+        self._advance_leader_commit()
+        self._dispatch(src, now)
+
+    def _on_client_append(self, src: str, request: ClientAppend, now: int) -> None:
+        if self.role is not Role.LEADER:
+            self._cover("client_append", "NOT_LEADER")
+            return
+        self._cover("client_append", "APPENDED")
+        entry = Entry(len(self.log), self.curr_term, request.body)
+        self._apply((fx.AppendEntries((entry,)),), now)
+        self._advance_leader_commit()
+        self._dispatch_all(now)
+
+    # ------------------------------------------------------------------ leader log
+
+    def _advance_leader_commit(self) -> None:
+        matches = [len(self.log) - 1] + [self._dispatchers[p].match_index for p in self._others]
+        new = self.proc.leader_commit_index(
+            matches, self.log, self.curr_term, self.committed_index, self.profile.log_generation
+        )
+        if new != self.committed_index:
+            self.committed_index = new
+            self.version += 1
+
+    def _dispatch_all(self, now: int) -> None:
+        for peer in self._others:
+            self._dispatch(peer, now)
+
+    def _dispatch(self, peer: str, now: int) -> None:
+        pending = self._outstanding.get(peer)
+        if pending is not None:
+            if now - pending[1] < self.timing.push_timeout_ms:
+                return
+            # no answer in time: the pusher starts over with a compare
+            del self._outstanding[peer]
+            d = self._dispatchers[peer]
+            self._dispatchers[peer] = Dispatcher(DispatcherState.COMPARE, d.next_index, d.match_index)
+        self._push_seq += 1
+        d, request = next_push(
+            self._dispatchers[peer],
+            self.log,
+            self.curr_term,
+            self.node_id,
+            self.committed_index,
+            self.profile.log_generation,
+            self._push_seq,
+        )
+        self._dispatchers[peer] = d
+        if request is None and d.state is DispatcherState.APPEND:
+            if now - self._last_commit_push[peer] >= self.timing.commit_push_interval_ms:
+                request = commit_push(self.curr_term, self.node_id, self.committed_index, self._push_seq)
+        if request is None:
+            return
+        if request.type in (PushType.COMMIT, PushType.APPEND):
+            self._last_commit_push[peer] = now
+        self._outstanding[peer] = (request, now)
+        self._send(peer, request)
+
+
+_EMPTY = Ready()
+
+_HANDLERS = {
+    VoteRequest: DLedgerNode._on_vote_request,
+    VoteResponse: DLedgerNode._on_vote_response,
+    HeartBeatRequest: DLedgerNode._on_heartbeat,
+    HeartBeatResponse: DLedgerNode._on_heartbeat_response,
+    PushEntryRequest: DLedgerNode._on_push,
+    PushEntryResponse: DLedgerNode._on_push_response,
+    ClientAppend: DLedgerNode._on_client_append,
+}
+
+_EFFECTS = {
+    fx.SetVotedFor: DLedgerNode._set_voted_for,
+    fx.BecomeCandidate: DLedgerNode._become_candidate,
+    fx.IncreaseTermImmediately: DLedgerNode._increase_term_immediately,
+    fx.BecomeFollower: DLedgerNode._become_follower,
+    fx.BecomeLeader: DLedgerNode._become_leader,
+    fx.RefreshLeaderHeartbeat: DLedgerNode._refresh_leader_heartbeat,
+    fx.RecordHeartbeatQuorum: DLedgerNode._record_heartbeat_quorum,
+    fx.ResendHeartbeat: DLedgerNode._resend_heartbeat,
+    fx.TruncateLog: DLedgerNode._truncate_log,
+    fx.AppendEntries: DLedgerNode._append_entries,
+    fx.AdvanceCommitIndex: DLedgerNode._advance_commit_index,
+    fx.ClampCommitIndex: DLedgerNode._clamp_commit_index,
+}

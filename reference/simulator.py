@@ -1,0 +1,348 @@
+"""Deterministic discrete-event simulator for sans-IO nodes.
+
+One seed drives everything: message delays, drops, duplications (and so the
+reordering they cause), boot times, and every random draw a node asks for. Each
+purpose has its own ``random.Random`` stream derived from the seed and a name, so
+a run never touches global random state and the same seed and the same operations
+give the same trace, byte for byte.
+
+The simulator owns:
+
+* time (milliseconds) and the nodes' ticks, every ``TICK_MS`` from each node's boot;
+* the network: per-message delay in ``[min_delay_ms, max_delay_ms]``, loss and
+  duplication probabilities, symmetric partitions and one-way link blocks. A message
+  that crosses a cut is lost when sent or, if the cut appears while it is in flight,
+  when it arrives; a message to a node that is down is lost;
+* crashes and restarts: a crash keeps exactly what the node last handed over in
+  ``Ready.persist`` (its "disk"); a restart rebuilds the node from it;
+* an optional *manual* network, where messages wait in flight until a script
+  delivers, drops or duplicates them explicitly (etcd-raft style interaction tests).
+
+After every node activation (a tick, a delivery, a client request, a boot) and every
+crash, each of ``observers(sim, node_id)`` is called: that is where invariant monitors
+check the cluster. If tracing is on, every event is recorded as a ``TraceEvent``, and
+a ``state`` event follows any activation that changed the node's ``summary()``.
+"""
+from __future__ import annotations
+
+import heapq
+import json
+import random
+from typing import Any, Callable, Iterable
+
+import attrs
+
+from reference.node_api import TICK_MS, Message, Node, Ready
+
+NodeFactory = Callable[[str, Any, int, Callable[[int], int]], Node]
+"""factory(node_id, durable_or_None, now, draw) -> a booted node."""
+
+
+@attrs.frozen(slots=True)
+class NetConfig:
+    min_delay_ms: int = 1
+    max_delay_ms: int = 20
+    drop: float = 0.0  # probability a message is lost
+    duplicate: float = 0.0  # probability a message is delivered twice
+
+    def __attrs_post_init__(self):
+        if not 0 <= self.min_delay_ms <= self.max_delay_ms:
+            raise ValueError(f"bad delay range {self.min_delay_ms}..{self.max_delay_ms}")
+        if not (0.0 <= self.drop <= 1.0 and 0.0 <= self.duplicate <= 1.0):
+            raise ValueError("drop and duplicate are probabilities in [0, 1]")
+
+
+@attrs.frozen(slots=True)
+class TraceEvent:
+    seq: int
+    time: int
+    kind: str  # send, deliver, drop, duplicate, crash, restart, boot, partition, heal, net, client, state, note
+    node: str | None = None
+    data: Any = None  # a Message for message events, else a JSON-able value
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), default=_jsonable)
+
+    def to_dict(self) -> dict:
+        d: dict[str, Any] = {"seq": self.seq, "time": self.time, "kind": self.kind}
+        if self.node is not None:
+            d["node"] = self.node
+        if isinstance(self.data, Message):
+            d["src"], d["dst"] = self.data.src, self.data.dst
+            d["msg"] = self.data.kind
+            d["body"] = payload_to_dict(self.data.payload)
+        elif self.data is not None:
+            d["data"] = self.data
+        return d
+
+
+def payload_to_dict(payload: Any) -> Any:
+    if attrs.has(type(payload)):
+        return {f.name: payload_to_dict(getattr(payload, f.name)) for f in attrs.fields(type(payload))}
+    if isinstance(payload, (tuple, list)):
+        return [payload_to_dict(p) for p in payload]
+    if hasattr(payload, "name") and hasattr(payload, "value") and type(payload).__module__ != "builtins":
+        return payload.name  # enums
+    if isinstance(payload, frozenset):
+        return sorted(payload)
+    return payload
+
+
+def _jsonable(x: Any) -> Any:
+    return payload_to_dict(x)
+
+
+def trace_to_jsonl(trace: Iterable[TraceEvent]) -> str:
+    return "".join(e.to_json() + "\n" for e in trace)
+
+
+class SimulationError(Exception):
+    """A script asked for something impossible (unknown node, no such message)."""
+
+
+_TICK, _DELIVER = 0, 1
+
+
+class Simulator:
+    def __init__(
+        self,
+        seed: int,
+        node_ids: Iterable[str],
+        factory: NodeFactory,
+        net: NetConfig = NetConfig(),
+        start_spread_ms: int = 0,
+        manual: bool = False,
+        record_trace: bool = True,
+        observers: Iterable[Callable[["Simulator", str], None]] = (),
+    ):
+        self.seed = seed
+        self.node_ids = tuple(node_ids)
+        self.factory = factory
+        self.net = net
+        self.manual = manual
+        self.record_trace = record_trace
+        self.observers = list(observers)
+        self.now = 0
+        self.trace: list[TraceEvent] = []
+        self.nodes: dict[str, Node | None] = {n: None for n in self.node_ids}
+        self.disk: dict[str, Any] = {n: None for n in self.node_ids}
+        self.incarnation: dict[str, int] = {n: 0 for n in self.node_ids}
+        self.blocked: set[tuple[str, str]] = set()  # (src, dst) links that lose messages
+        self.in_flight: list[Message] = []  # manual mode only
+        self.messages_sent = 0
+        self.steps = 0  # node activations (ticks and deliveries)
+        self._heap: list[tuple] = []
+        self._summaries: dict[str, Any] = {}
+        self._seq = 0
+        self._events = 0
+        self._net_rng = random.Random(f"{seed}:net")
+        boot_rng = random.Random(f"{seed}:boot")
+        for n in self.node_ids:
+            at = boot_rng.randint(0, start_spread_ms) if start_spread_ms > 0 else 0
+            self._schedule(at, _TICK, (n, 0, True))
+
+    # ------------------------------------------------------------------ helpers
+
+    def _schedule(self, at: int, kind: int, data: Any) -> None:
+        self._seq += 1
+        heapq.heappush(self._heap, (at, self._seq, kind, data))
+
+    def _emit(self, kind: str, node: str | None = None, data: Any = None) -> TraceEvent:
+        self._events += 1
+        if self.record_trace:
+            self.trace.append(TraceEvent(self._events, self.now, kind, node, data))
+
+    def _after(self, node_id: str) -> None:
+        """Bookkeeping after ``node_id`` was activated or crashed."""
+        if self.record_trace:
+            node = self.nodes[node_id]
+            summary = node.summary() if node is not None else None
+            if summary != self._summaries.get(node_id):
+                self._summaries[node_id] = summary
+                if summary is not None:
+                    self._emit("state", node_id, summary)
+        for observe in self.observers:
+            observe(self, node_id)
+
+    def note(self, text: str) -> None:
+        """Record a free-form marker in the trace (scripts use it for step labels)."""
+        self._emit("note", None, text)
+
+    def _draw_for(self, node_id: str, incarnation: int) -> Callable[[int], int]:
+        rng = random.Random(f"{self.seed}:node:{node_id}:{incarnation}")
+
+        def draw(bound: int) -> int:
+            return rng.randrange(bound) if bound > 0 else 0
+
+        return draw
+
+    def alive(self, node_id: str) -> bool:
+        return self.nodes[node_id] is not None
+
+    def _check_node(self, node_id: str) -> None:
+        if node_id not in self.nodes:
+            raise SimulationError(f"unknown node {node_id!r} (nodes: {', '.join(self.node_ids)})")
+
+    def link_up(self, src: str, dst: str) -> bool:
+        return (src, dst) not in self.blocked
+
+    # ------------------------------------------------------------------ node I/O
+
+    def _boot(self, node_id: str) -> None:
+        inc = self.incarnation[node_id]
+        self.nodes[node_id] = self.factory(node_id, self.disk[node_id], self.now, self._draw_for(node_id, inc))
+        self._emit("boot" if inc == 0 else "restart", node_id)
+        self._after(node_id)
+
+    def _handle_ready(self, node_id: str, ready: Ready) -> None:
+        if ready.persist is not None:
+            self.disk[node_id] = ready.persist
+        for m in ready.messages:
+            self._send(m)
+
+    def _send(self, m: Message) -> None:
+        self.messages_sent += 1
+        self._emit("send", m.src, m)
+        if not self.link_up(m.src, m.dst):
+            self._emit("drop", m.src, m)
+            return
+        if self.manual:
+            self.in_flight.append(m)
+            return
+        rng = self._net_rng
+        net = self.net
+        if net.drop and rng.random() < net.drop:
+            self._emit("drop", m.src, m)
+            return
+        copies = 2 if net.duplicate and rng.random() < net.duplicate else 1
+        for _ in range(copies):
+            self._schedule(self.now + rng.randint(net.min_delay_ms, net.max_delay_ms), _DELIVER, m)
+        if copies == 2:
+            self._emit("duplicate", m.src, m)
+
+    def _deliver(self, m: Message) -> None:
+        node = self.nodes.get(m.dst)
+        if node is None or not self.link_up(m.src, m.dst):
+            self._emit("drop", m.dst, m)
+            return
+        self.steps += 1
+        ready = node.step(m, self.now)
+        self._emit("deliver", m.dst, m)
+        self._handle_ready(m.dst, ready)
+        self._after(m.dst)
+
+    def _tick(self, node_id: str, inc: int, boot: bool) -> None:
+        if boot:
+            if inc != self.incarnation[node_id] or self.nodes[node_id] is not None:
+                return
+            self._boot(node_id)
+        node = self.nodes[node_id]
+        if node is None or inc != self.incarnation[node_id]:
+            return  # a tick of a crashed incarnation
+        self.steps += 1
+        ready = node.tick(self.now)
+        self._handle_ready(node_id, ready)
+        self._after(node_id)
+        self._schedule(self.now + TICK_MS, _TICK, (node_id, inc, False))
+
+    # ------------------------------------------------------------------ time
+
+    def run_until(self, t: int) -> None:
+        heap = self._heap
+        while heap and heap[0][0] <= t:
+            at, _, kind, data = heapq.heappop(heap)
+            self.now = at
+            if kind == _TICK:
+                self._tick(*data)
+            else:
+                self._deliver(data)
+        self.now = max(self.now, t)
+
+    def run_for(self, ms: int) -> None:
+        self.run_until(self.now + ms)
+
+    # ------------------------------------------------------------------ faults
+
+    def crash(self, node_id: str) -> None:
+        self._check_node(node_id)
+        if self.nodes[node_id] is None:
+            return
+        self.nodes[node_id] = None
+        self.incarnation[node_id] += 1
+        self._emit("crash", node_id)
+        self._after(node_id)
+
+    def restart(self, node_id: str) -> None:
+        self._check_node(node_id)
+        if self.nodes[node_id] is not None:
+            return
+        self._schedule(self.now, _TICK, (node_id, self.incarnation[node_id], True))
+        self.run_until(self.now)  # boot now
+
+    def partition(self, groups: list[list[str]]) -> None:
+        """Cut the nodes into ``groups`` (unlisted nodes form one more group)."""
+        listed = {n for g in groups for n in g}
+        for n in listed:
+            self._check_node(n)
+        rest = [n for n in self.node_ids if n not in listed]
+        all_groups = [list(g) for g in groups] + ([rest] if rest else [])
+        side = {n: i for i, g in enumerate(all_groups) for n in g}
+        self.blocked = {(a, b) for a in self.node_ids for b in self.node_ids if side[a] != side[b]}
+        self._emit("partition", None, [sorted(g) for g in all_groups])
+
+    def block(self, src: str, dst: str) -> None:
+        """Lose every message from ``src`` to ``dst`` (an asymmetric partition)."""
+        self._check_node(src)
+        self._check_node(dst)
+        self.blocked.add((src, dst))
+        self._emit("partition", None, {"block": [src, dst]})
+
+    def heal(self) -> None:
+        self.blocked = set()
+        self._emit("heal")
+
+    def set_net(self, net: NetConfig) -> None:
+        self.net = net
+        self._emit("net", None, attrs.asdict(net))
+
+    def client(self, node_id: str, payload: Any) -> None:
+        """A client request arrives at ``node_id`` now (lost if the node is down)."""
+        self._check_node(node_id)
+        self._emit("client", node_id, payload_to_dict(payload))
+        node = self.nodes[node_id]
+        if node is None:
+            return
+        self.steps += 1
+        ready = node.step(Message("client", node_id, payload), self.now)
+        self._handle_ready(node_id, ready)
+        self._after(node_id)
+
+    # ------------------------------------------------------------------ manual network
+
+    def _find(self, src: str, dst: str, kind: str | None) -> int:
+        for i, m in enumerate(self.in_flight):
+            if m.src == src and m.dst == dst and (kind is None or m.kind == kind):
+                return i
+        what = f"{kind} " if kind else ""
+        raise SimulationError(f"no {what}message in flight from {src} to {dst}")
+
+    def deliver(self, src: str, dst: str, kind: str | None = None) -> None:
+        m = self.in_flight.pop(self._find(src, dst, kind))
+        self._deliver(m)
+
+    def drop(self, src: str, dst: str, kind: str | None = None) -> None:
+        m = self.in_flight.pop(self._find(src, dst, kind))
+        self._emit("drop", m.dst, m)
+
+    def duplicate(self, src: str, dst: str, kind: str | None = None) -> None:
+        m = self.in_flight[self._find(src, dst, kind)]
+        self.in_flight.append(m)
+        self._emit("duplicate", m.src, m)
+
+    def deliver_all(self) -> int:
+        """Deliver everything in flight, including what the deliveries send (bounded)."""
+        delivered = 0
+        while self.in_flight and delivered < 10_000:
+            self._deliver(self.in_flight.pop(0))
+            delivered += 1
+        return delivered

@@ -1,0 +1,90 @@
+"""MemberState: the node's view of itself, and the rules of its role changes.
+
+``MemberView`` is the read-only snapshot every DLedger decision procedure takes.
+The role-change guards are DLedger's (``changeToLeader`` / ``changeToFollower``
+require currTerm == term, ``changeToCandidate`` requires term >= currTerm); the
+node applies the effects of a decision only through these functions.
+"""
+from __future__ import annotations
+
+import attrs
+
+from spec.dledger.profiles import Profile
+from spec.dledger.records import NO_INDEX, NO_TERM, Role
+
+# "Never" for the elector's timestamps (lastLeaderHeartBeatTime, lastSendHeartBeatTime,
+# lastSuccHeartBeatTime): DLedger initialises them to -1 and measures elapsed time
+# against wall-clock milliseconds, so "never" is always longer ago than any interval.
+NEVER = -1
+
+
+def elapsed(now: int, since: int) -> float:
+    """DLedgerUtils.elapsed with ``NEVER`` meaning infinitely long ago."""
+    return float("inf") if since == NEVER else now - since
+
+
+@attrs.frozen(slots=True)
+class MemberView:
+    self_id: str
+    peers: frozenset[str]  # every peer id, self included
+    curr_term: int
+    voted_for: str | None = None
+    leader_id: str | None = None
+    role: Role = Role.CANDIDATE
+    ledger_end_term: int = NO_TERM
+    ledger_end_index: int = NO_INDEX
+    taking_leadership: bool = False
+
+    @property
+    def peer_size(self) -> int:
+        return len(self.peers)
+
+
+def may_become_leader(curr_term: int, term: int) -> bool:
+    return curr_term == term
+
+
+def may_become_follower(curr_term: int, term: int) -> bool:
+    return curr_term == term
+
+
+def may_become_candidate(curr_term: int, term: int) -> bool:
+    return term >= curr_term
+
+
+def known_max_term_after_candidate(known_max_term: int, term: int) -> int:
+    """changeToCandidate raises knownMaxTermInGroup (it is never reset)."""
+    return term if term > known_max_term else known_max_term
+
+
+def next_term(curr_term: int, known_max_term: int) -> int:
+    """MemberState.nextTerm(): jump to the largest known term, else increment.
+
+    The caller also clears currVoteFor and persists (currTerm, currVoteFor).
+    """
+    return known_max_term if known_max_term > curr_term else curr_term + 1
+
+
+def is_taking_leadership(
+    profile: Profile,
+    self_id: str,
+    preferred_leader_ids: frozenset[str],
+    term_to_take_leadership: int,
+    curr_term: int,
+) -> bool:
+    """Whether a leadership transferee is campaigning for the term it was handed.
+
+    From 0.2.3: preferred leaders configured, the transfer term is now, and self is
+    among them. 0.2.0–0.2.2 (rule "0.2.0"): self is the preferred leader, or the
+    transfer term is now. Absent in release-0.1.
+    """
+    rule = profile.taking_leadership
+    if rule == "0.2.3":
+        return (
+            bool(preferred_leader_ids)
+            and term_to_take_leadership == curr_term
+            and self_id in preferred_leader_ids
+        )
+    if rule == "0.2.0":
+        return self_id in preferred_leader_ids or term_to_take_leadership == curr_term
+    return False
