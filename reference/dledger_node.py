@@ -64,6 +64,7 @@ from spec.dledger.profiles import DEFAULT_PROFILE, DEFAULT_TIMING, Profile, Timi
 from spec.dledger.records import (
     NO_INDEX,
     ClientAppend,
+    DLedgerView,
     Entry,
     HeartBeatRequest,
     HeartBeatResponse,
@@ -84,22 +85,6 @@ class DLedgerDurable:
     curr_term: int
     voted_for: str | None
     log: tuple[Entry, ...] = ()
-
-
-@attrs.frozen(slots=True)
-class DLedgerView:
-    """What invariants and reports observe of one node."""
-
-    node_id: str
-    role: Role
-    curr_term: int
-    voted_for: str | None
-    leader_id: str | None
-    ledger_end_index: int
-    ledger_end_term: int
-    committed_index: int
-    applied_index: int
-    log: tuple[Entry, ...]
 
 
 class _VoteRound:

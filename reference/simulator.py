@@ -19,7 +19,8 @@ The simulator owns:
   delivers, drops or duplicates them explicitly (etcd-raft style interaction tests).
 
 After every node activation (a tick, a delivery, a client request, a boot) and every
-crash, each of ``observers(sim, node_id)`` is called: that is where invariant monitors
+crash, each of ``observers(sim, node_id, incoming, ready)`` is called (the message
+delivered, or None, and the node's Ready, or None): that is where invariant monitors
 check the cluster. If tracing is on, every event is recorded as a ``TraceEvent``, and
 a ``state`` event follows any activation that changed the node's ``summary()``.
 """
@@ -113,7 +114,7 @@ class Simulator:
         start_spread_ms: int = 0,
         manual: bool = False,
         record_trace: bool = True,
-        observers: Iterable[Callable[["Simulator", str], None]] = (),
+        observers: Iterable[Callable[..., None]] = (),
     ):
         self.seed = seed
         self.node_ids = tuple(node_ids)
@@ -152,7 +153,7 @@ class Simulator:
         if self.record_trace:
             self.trace.append(TraceEvent(self._events, self.now, kind, node, data))
 
-    def _after(self, node_id: str) -> None:
+    def _after(self, node_id: str, incoming: Message | None = None, ready: Ready | None = None) -> None:
         """Bookkeeping after ``node_id`` was activated or crashed."""
         if self.record_trace:
             node = self.nodes[node_id]
@@ -162,7 +163,7 @@ class Simulator:
                 if summary is not None:
                     self._emit("state", node_id, summary)
         for observe in self.observers:
-            observe(self, node_id)
+            observe(self, node_id, incoming, ready)
 
     def note(self, text: str) -> None:
         """Record a free-form marker in the trace (scripts use it for step labels)."""
@@ -229,7 +230,7 @@ class Simulator:
         ready = node.step(m, self.now)
         self._emit("deliver", m.dst, m)
         self._handle_ready(m.dst, ready)
-        self._after(m.dst)
+        self._after(m.dst, m, ready)
 
     def _tick(self, node_id: str, inc: int, boot: bool) -> None:
         if boot:
@@ -242,7 +243,7 @@ class Simulator:
         self.steps += 1
         ready = node.tick(self.now)
         self._handle_ready(node_id, ready)
-        self._after(node_id)
+        self._after(node_id, None, ready)
         self._schedule(self.now + TICK_MS, _TICK, (node_id, inc, False))
 
     # ------------------------------------------------------------------ time
@@ -313,9 +314,10 @@ class Simulator:
         if node is None:
             return
         self.steps += 1
-        ready = node.step(Message("client", node_id, payload), self.now)
+        message = Message("client", node_id, payload)
+        ready = node.step(message, self.now)
         self._handle_ready(node_id, ready)
-        self._after(node_id)
+        self._after(node_id, message, ready)
 
     # ------------------------------------------------------------------ manual network
 

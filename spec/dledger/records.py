@@ -142,3 +142,22 @@ class ClientAppend:
     """A client asks the node to append ``body`` (delivered by the simulator)."""
 
     body: str
+
+
+# ---------------------------------------------------------------- observation
+
+
+@attrs.frozen(slots=True)
+class DLedgerView:
+    """What invariants and reports observe of one DLedger node."""
+
+    node_id: str
+    role: Role
+    curr_term: int
+    voted_for: str | None
+    leader_id: str | None
+    ledger_end_index: int
+    ledger_end_term: int
+    committed_index: int
+    applied_index: int
+    log: tuple[Entry, ...]

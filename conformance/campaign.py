@@ -1,0 +1,348 @@
+"""Seeded randomized campaigns: one run = one generated scenario script, executed
+against an adapter with every invariant checked after every step.
+
+``run_one(config)`` is the unit of work (in-process, or inside Spark executors):
+it generates the script from the seed, runs it, and, when something is violated,
+shrinks the script to a minimal counterexample that replays deterministically.
+``plan_configs`` expands a campaign's parameters into one ``RunConfig`` per seed.
+"""
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from typing import Callable, Iterable, Iterator, Sequence
+
+import attrs
+
+from conformance.errors import AdapterError, UserError
+from conformance.runresult import Counterexample, Coverage, Metric, PropertyVerdict, RunConfig, RunResult
+from conformance.scenarios.dledger import DLedgerCluster, ExpectationFailed
+from conformance.script import Script, Step
+from conformance.targets import dledger_target
+from spec.dledger.candidate import CandidateAction
+from spec.dledger.heartbeat import HEARTBEAT_OUTCOMES, HEARTBEAT_ROUND_OUTCOMES
+from spec.dledger.log import PUSH_ROWS
+from spec.dledger.profiles import DEFAULT_TIMING, Timing
+from spec.dledger.records import ParseResult, VoteResult
+from spec.invariants import dledger as dledger_inv
+
+FAULT_MIXES: dict[str, tuple[str, ...]] = {
+    "none": (),
+    "crash": ("crash",),
+    "partition": ("partition", "block"),
+    "lossy": ("lossy",),
+    "mixed": ("crash", "partition", "block", "lossy"),
+}
+
+
+# ---------------------------------------------------------------- scenarios
+
+
+@attrs.frozen(slots=True)
+class Scenario:
+    """What a campaign needs to know about one scenario family."""
+
+    name: str
+    default_profile: str
+    properties: tuple[str, ...]
+    outcomes: dict  # procedure -> every outcome the spec can produce (for coverage)
+    generate: Callable[[RunConfig], Script]
+    build: Callable[..., object]  # build(script, adapter, record_trace) -> cluster
+
+
+def _dledger_outcomes() -> dict[str, tuple[str, ...]]:
+    return {
+        "handle_vote": tuple(r.value for r in VoteResult if r is not VoteResult.UNKNOWN),
+        "handle_heartbeat": HEARTBEAT_OUTCOMES,
+        "candidate_round": tuple(a.value for a in CandidateAction if a is not CandidateAction.WAIT),
+        "parse_vote_result": tuple(r.value for r in ParseResult),
+        "heartbeat_round": HEARTBEAT_ROUND_OUTCOMES,
+        "follower_timeout": ("TIMED_OUT",),
+        "handle_push": PUSH_ROWS,
+        "client_append": ("APPENDED", "NOT_LEADER"),
+    }
+
+
+def generate_dledger_script(config: RunConfig, timing: Timing = DEFAULT_TIMING) -> Script:
+    """A random but seed-determined fault schedule, then healing and a liveness check."""
+    if config.fault_mix not in FAULT_MIXES:
+        raise UserError(f"unknown fault mix {config.fault_mix!r} (known: {', '.join(FAULT_MIXES)})")
+    if not 1 <= config.group_size <= 9:
+        raise UserError(f"group size must be between 1 and 9, not {config.group_size}")
+    rng = random.Random(f"{config.seed}:plan")
+    nodes = tuple(f"n{i}" for i in range(1, config.group_size + 1))
+    faults = FAULT_MIXES[config.fault_mix]
+    steps: list[Step] = [Step("run", (str(rng.randint(2000, 6000)),))]
+    down: set[str] = set()
+    elapsed = 0
+    body = 0
+    while elapsed < config.duration_ms:
+        choice = rng.choice(faults + ("append", "append", "run", "run"))
+        if choice == "crash":
+            up = [n for n in nodes if n not in down]
+            if down and rng.random() < 0.5:
+                n = rng.choice(sorted(down))
+                down.discard(n)
+                steps.append(Step("restart", (n,)))
+            elif up:
+                n = rng.choice(up)
+                down.add(n)
+                steps.append(Step("crash", (n,)))
+        elif choice == "partition" and len(nodes) > 1:
+            shuffled = list(nodes)
+            rng.shuffle(shuffled)
+            cut = rng.randint(1, len(nodes) - 1)
+            steps.append(Step("partition", tuple(shuffled[:cut]) + ("|",) + tuple(shuffled[cut:])))
+        elif choice == "block" and len(nodes) > 1:
+            a, b = rng.sample(nodes, 2)
+            steps.append(Step("block", (a, b)))
+        elif choice == "lossy":
+            if rng.random() < 0.5:
+                drop = rng.choice(("0.05", "0.2", "0.5"))
+                steps.append(Step("net", (f"1..{rng.choice((20, 100, 400))}", f"drop={drop}", "dup=0.05")))
+            else:
+                steps.append(Step("net", ("default",)))
+        elif choice == "append":
+            body += 1
+            steps.append(Step("append-leader", (f"m{body}",)))
+        if choice in ("partition", "block") and rng.random() < 0.3:
+            steps.append(Step("heal"))
+        ms = rng.randint(100, 4000)
+        steps.append(Step("run", (str(ms),)))
+        elapsed += ms
+    # the last fault heals: everything restarts, the network is clean
+    steps.append(Step("heal"))
+    steps += [Step("restart", (n,)) for n in sorted(down)]
+    steps.append(Step("net", ("default",)))
+    steps.append(Step("await-leader"))
+    for i in range(3):
+        body += 1
+        steps.append(Step("append-leader", (f"m{body}",)))
+    steps.append(Step("run", ("3000",)))
+    return Script(
+        scenario="dledger",
+        nodes=nodes,
+        seed=config.seed,
+        profile=config.profile,
+        adapter=config.adapter,
+        start_spread_ms=1000,
+        steps=tuple(steps),
+    )
+
+
+def build_dledger(script: Script, adapter: str, record_trace: bool = True, timing: Timing = DEFAULT_TIMING):
+    target = dledger_target(adapter, script.profile, timing)
+    return DLedgerCluster(script, target, timing, record_trace)
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "dledger": Scenario(
+        name="dledger",
+        default_profile="dledger-0.4",
+        properties=tuple(dledger_inv.INVARIANTS),
+        outcomes=_dledger_outcomes(),
+        generate=generate_dledger_script,
+        build=build_dledger,
+    ),
+}
+
+
+def get_scenario(name: str) -> Scenario:
+    try:
+        return SCENARIOS[name]
+    except KeyError:
+        raise UserError(f"unknown scenario {name!r} (known: {', '.join(SCENARIOS)})") from None
+
+
+# ---------------------------------------------------------------- execution
+
+
+@attrs.frozen(slots=True)
+class Execution:
+    cluster: object
+    error: str | None  # the implementation failed (exception); one line
+
+    @property
+    def violations(self):
+        return self.cluster.violations
+
+
+def execute(script: Script, adapter: str | None = None, record_trace: bool = True) -> Execution:
+    """Build the cluster for ``script`` and run every step. UserError propagates."""
+    scenario = get_scenario(script.scenario)
+    adapter = adapter or script.adapter or "reference"
+    cluster = scenario.build(script, adapter, record_trace)
+    error = None
+    try:
+        cluster.execute(script.steps)
+    except (UserError, ExpectationFailed):
+        raise
+    except AdapterError as exc:
+        error = str(exc)
+    except Exception as exc:  # the implementation under test blew up
+        error = f"{type(exc).__name__}: {exc}".splitlines()[0][:500]
+    finally:
+        cluster.finish()
+    return Execution(cluster, error)
+
+
+def _violates(script: Script, adapter: str, prop: str) -> bool:
+    try:
+        ex = execute(script, adapter, record_trace=False)
+    except (UserError, ExpectationFailed):
+        return False
+    return any(r.violation.property == prop for r in ex.violations)
+
+
+def shrink(script: Script, adapter: str, prop: str, budget: int = 250) -> Script:
+    """Delta-debug the steps (then the run lengths) while ``prop`` stays violated."""
+    tries = 0
+
+    def still_fails(candidate: Script) -> bool:
+        nonlocal tries
+        tries += 1
+        return _violates(candidate, adapter, prop)
+
+    steps = list(script.steps)
+    chunk = max(1, len(steps) // 2)
+    while chunk >= 1 and tries < budget:
+        i = 0
+        removed = False
+        while i < len(steps) and tries < budget:
+            candidate = steps[:i] + steps[i + chunk :]
+            if candidate and still_fails(script.with_steps(candidate)):
+                steps = candidate
+                removed = True
+            else:
+                i += chunk
+        if not removed:
+            chunk //= 2
+    # shorten waits
+    for i, s in enumerate(steps):
+        if s.op != "run" or tries >= budget:
+            continue
+        ms = int(s.args[0])
+        while ms > 10 and tries < budget:
+            shorter = steps[:i] + [Step("run", (str(ms // 2),))] + steps[i + 1 :]
+            if not still_fails(script.with_steps(shorter)):
+                break
+            ms //= 2
+            steps = shorter
+    return script.with_steps(steps)
+
+
+def counterexample_for(script: Script, adapter: str, prop: str, message: str, budget: int = 250) -> Counterexample:
+    small = shrink(script, adapter, prop, budget)
+    small = attrs.evolve(
+        small,
+        adapter=adapter,
+        title=f"minimal counterexample: {prop}\nfound by seed {script.seed} ({len(script.steps)} steps, shrunk to {len(small.steps)})",
+    )
+    small = small.with_steps(small.steps + (Step("expect", ("violation", prop)),))
+    replay = execute(small, adapter, record_trace=True)
+    return Counterexample(
+        property=prop,
+        message=message,
+        script=small.render(),
+        trace_jsonl=replay.cluster.trace_jsonl(),
+        original_steps=len(script.steps),
+        shrunk_steps=len(small.steps) - 1,
+    )
+
+
+def _metrics(cluster) -> tuple[Metric, ...]:
+    out: list[Metric] = []
+    if cluster.elections:
+        out.append(Metric("time_to_first_leader_ms", float(cluster.elections[0][0])))
+    out += [Metric("failover_ms", float(x)) for x in cluster.failovers_ms]
+    out += [Metric("messages_per_election", float(x)) for x in cluster.messages_per_election]
+    out += [Metric("terms_per_election", float(x)) for x in cluster.terms_per_election]
+    return tuple(out)
+
+
+def run_one(config: RunConfig, shrink_budget: int = 250) -> RunResult:
+    """Run one seeded scenario against one adapter and judge every property."""
+    started = time.perf_counter()
+    scenario = get_scenario(config.scenario)
+    script = scenario.generate(config)
+    ex = execute(script, config.adapter, record_trace=False)
+    cluster = ex.cluster
+    implementation, version = cluster.target.implementation, cluster.target.version
+    firsts: dict[str, object] = {}
+    counts: Counter = Counter()
+    for r in cluster.violations:
+        counts[r.violation.property] += 1
+        firsts.setdefault(r.violation.property, r)
+    properties = tuple(
+        PropertyVerdict(
+            name,
+            "fail" if name in counts else ("error" if ex.error else "pass"),
+            counts.get(name, 0),
+            firsts[name].step if name in firsts else None,
+        )
+        for name in scenario.properties
+    )
+    first = cluster.violations[0] if cluster.violations else None
+    counterexample = None
+    if first is not None:
+        counterexample = counterexample_for(
+            script, config.adapter, first.violation.property, first.violation.message, shrink_budget
+        )
+    verdict = "error" if ex.error else ("fail" if first else "pass")
+    max_term = max(cluster.history.max_term.values(), default=0)
+    leader_changes = sum(1 for a, b in zip(cluster.elections, cluster.elections[1:]) if a[2] != b[2])
+    return RunResult(
+        config=config,
+        implementation=implementation,
+        implementation_version=version,
+        verdict=verdict,
+        steps=cluster.sim.steps,
+        simulated_ms=cluster.sim.now,
+        wall_ms=(time.perf_counter() - started) * 1000.0,
+        elections=len(cluster.elections),
+        leader_changes=leader_changes,
+        max_term=max_term,
+        first_violation=first.violation.property if first else None,
+        first_violation_step=first.step if first else None,
+        properties=properties,
+        metrics=_metrics(cluster),
+        coverage=tuple(Coverage(p, o, c) for (p, o), c in sorted(cluster.coverage.items())),
+        counterexample=counterexample,
+        error=ex.error,
+    )
+
+
+def plan_configs(
+    campaign: str,
+    runs: int,
+    first_seed: int = 0,
+    scenario: str = "dledger",
+    adapters: Sequence[str] = ("reference",),
+    profile: str | None = None,
+    group_sizes: Sequence[int] = (3,),
+    fault_mixes: Sequence[str] = ("mixed",),
+    duration_ms: int = 30_000,
+) -> Iterator[RunConfig]:
+    """One RunConfig per (adapter, seed); group size and fault mix rotate with the seed."""
+    sc = get_scenario(scenario)
+    for mix in fault_mixes:
+        if mix not in FAULT_MIXES:
+            raise UserError(f"unknown fault mix {mix!r} (known: {', '.join(FAULT_MIXES)})")
+    for adapter in adapters:
+        for seed in range(first_seed, first_seed + runs):
+            yield RunConfig(
+                campaign=campaign,
+                seed=seed,
+                adapter=adapter,
+                scenario=scenario,
+                profile=profile or sc.default_profile,
+                group_size=group_sizes[seed % len(group_sizes)],
+                fault_mix=fault_mixes[(seed // len(group_sizes)) % len(fault_mixes)],
+                duration_ms=duration_ms,
+            )
+
+
+def run_many(configs: Iterable[RunConfig]) -> Iterator[RunResult]:
+    for c in configs:
+        yield run_one(c)

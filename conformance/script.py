@@ -1,0 +1,164 @@
+"""Scenario scripts: one step per line, readable, replayable, shrinkable.
+
+In the spirit of etcd-io/raft's interaction tests, a script is a header that says
+what to build and a list of steps that say what happens::
+
+    # leader crash and failover
+    scenario dledger
+    profile dledger-0.4
+    nodes n1 n2 n3
+    seed 42
+    start-spread 500
+    run 5000
+    crash n1
+    await-leader
+    expect no-violation
+
+Header keys: ``scenario``, ``profile``, ``nodes``, ``seed``, ``adapter`` (the adapter
+that found it; ``--adapter`` overrides it), ``start-spread``, ``net`` (initial network),
+``manual`` (messages wait until delivered explicitly). Every other line is a step; the
+scenario's cluster class lists which steps it understands (``STEPS``). ``#`` starts a
+comment. Steps are executed in order against a cluster built from the header; the
+same script and adapter always produce the same trace.
+"""
+from __future__ import annotations
+
+import shlex
+from typing import Iterable
+
+import attrs
+
+from conformance.errors import UserError
+
+HEADER_KEYS = ("scenario", "profile", "nodes", "seed", "adapter", "start-spread", "net", "manual", "option")
+
+
+@attrs.frozen(slots=True)
+class Step:
+    op: str
+    args: tuple[str, ...] = ()
+    line: int = 0  # source line, for error messages
+
+    def render(self) -> str:
+        return " ".join((self.op,) + tuple(_quote(a) for a in self.args))
+
+
+def _quote(arg: str) -> str:
+    return shlex.quote(arg) if (not arg or any(c.isspace() or c in "'\"#" for c in arg)) else arg
+
+
+@attrs.frozen(slots=True)
+class Script:
+    scenario: str
+    nodes: tuple[str, ...]
+    seed: int = 0
+    profile: str | None = None
+    adapter: str | None = None
+    start_spread_ms: int = 0
+    net: tuple[str, ...] = ()
+    manual: bool = False
+    options: tuple[tuple[str, str], ...] = ()
+    steps: tuple[Step, ...] = ()
+    title: str = ""
+
+    def with_steps(self, steps: Iterable[Step]) -> "Script":
+        return attrs.evolve(self, steps=tuple(steps))
+
+    def option(self, name: str, default: str | None = None) -> str | None:
+        for k, v in self.options:
+            if k == name:
+                return v
+        return default
+
+    def render(self) -> str:
+        lines = []
+        if self.title:
+            lines += [f"# {t}" for t in self.title.splitlines()]
+        lines.append(f"scenario {self.scenario}")
+        if self.profile:
+            lines.append(f"profile {self.profile}")
+        if self.adapter:
+            lines.append(f"adapter {self.adapter}")
+        lines.append("nodes " + " ".join(self.nodes))
+        lines.append(f"seed {self.seed}")
+        if self.start_spread_ms:
+            lines.append(f"start-spread {self.start_spread_ms}")
+        if self.net:
+            lines.append("net " + " ".join(self.net))
+        if self.manual:
+            lines.append("manual")
+        for k, v in self.options:
+            lines.append(f"option {k} {v}")
+        lines += [s.render() for s in self.steps]
+        return "\n".join(lines) + "\n"
+
+
+def parse_script(text: str, source: str = "<script>") -> Script:
+    """Parse a script; errors name the file and line and raise UserError."""
+    header: dict[str, object] = {}
+    options: list[tuple[str, str]] = []
+    steps: list[Step] = []
+    title: list[str] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("#"):
+            if not header and not steps:
+                title.append(stripped.lstrip("#").strip())
+            continue
+        try:
+            words = shlex.split(stripped, comments=True)
+        except ValueError as exc:
+            raise UserError(f"{source}:{number}: cannot parse {stripped!r}: {exc}") from None
+        if not words:
+            continue
+        key, args = words[0], tuple(words[1:])
+        if key in HEADER_KEYS and not steps:
+            if key == "option":
+                if len(args) != 2:
+                    raise UserError(f"{source}:{number}: 'option' takes a name and a value")
+                options.append((args[0], args[1]))
+            elif key == "manual":
+                header["manual"] = True
+            elif key in ("nodes", "net"):
+                header[key] = args
+            else:
+                if len(args) != 1:
+                    raise UserError(f"{source}:{number}: {key!r} takes exactly one value")
+                header[key] = args[0]
+            continue
+        if key in HEADER_KEYS:
+            raise UserError(f"{source}:{number}: header line {key!r} after the first step")
+        steps.append(Step(key, args, number))
+    if "scenario" not in header:
+        raise UserError(f"{source}: missing 'scenario' line")
+    if not header.get("nodes"):
+        raise UserError(f"{source}: missing 'nodes' line")
+    try:
+        seed = int(header.get("seed", 0))
+        spread = int(header.get("start-spread", 0))
+    except ValueError:
+        raise UserError(f"{source}: 'seed' and 'start-spread' must be integers") from None
+    return Script(
+        scenario=str(header["scenario"]),
+        nodes=tuple(header["nodes"]),
+        seed=seed,
+        profile=header.get("profile"),
+        adapter=header.get("adapter"),
+        start_spread_ms=spread,
+        net=tuple(header.get("net", ())),
+        manual=bool(header.get("manual", False)),
+        options=tuple(options),
+        steps=tuple(steps),
+        title="\n".join(title),
+    )
+
+
+def read_script(path: str) -> Script:
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as exc:
+        raise UserError(f"cannot read scenario file {path}: {exc.strerror}") from None
+    return parse_script(text, path)

@@ -1,0 +1,80 @@
+"""Resolve an ``--adapter`` spec to something the scenarios can build nodes from.
+
+``reference`` and ``mutant:NAME`` are the in-process reference node (optionally with
+a known bug); every other form (``python:``, ``stdio:``, ``jvm:``) is resolved by
+``adapters.resolve``. See docs/adapters.md.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import attrs
+
+from conformance.errors import UserError
+from reference.dledger_node import DLedgerNode
+from reference.mutants import MUTANTS
+from reference.procedures import REFERENCE_PROCEDURES
+from spec.dledger.profiles import DEFAULT_PROFILE, PROFILES, Profile, Timing
+
+RMQHA_IMPLEMENTATION = "rmqha-reference"
+
+
+def rmqha_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("rmqha")
+    except Exception:
+        return "0+source"
+
+
+@attrs.frozen(slots=True)
+class DLedgerTarget:
+    adapter: str
+    implementation: str
+    version: str
+    profile: Profile
+    # make_node(node_id, peers, draw, durable, now) -> Node
+    make_node: Callable[..., Any]
+
+
+def dledger_profile(name: str | None) -> Profile:
+    if name is None:
+        return DEFAULT_PROFILE
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise UserError(f"unknown DLedger profile {name!r} (known: {', '.join(PROFILES)})") from None
+
+
+def dledger_target(adapter: str, profile_name: str | None, timing: Timing) -> DLedgerTarget:
+    profile = dledger_profile(profile_name)
+    if adapter == "reference":
+        procedures = REFERENCE_PROCEDURES
+        implementation = RMQHA_IMPLEMENTATION
+    elif adapter.startswith("mutant:"):
+        name = adapter.split(":", 1)[1]
+        if name not in MUTANTS:
+            raise UserError(f"unknown mutant {name!r} (known: {', '.join(sorted(MUTANTS))})")
+        profile, procedures = MUTANTS[name].apply(profile)
+        implementation = f"{RMQHA_IMPLEMENTATION}+{name}"
+    else:
+        return _foreign_dledger_target(adapter, profile, timing)
+
+    def make_node(node_id, peers, draw, durable, now):
+        return DLedgerNode(node_id, peers, draw, durable, now, profile, timing, procedures)
+
+    return DLedgerTarget(adapter, implementation, rmqha_version(), profile, make_node)
+
+
+def _foreign_dledger_target(adapter: str, profile: Profile, timing: Timing) -> DLedgerTarget:
+    try:
+        from adapters import resolve  # noqa: WPS433 (optional layer, resolved lazily)
+    except ImportError:
+        raise UserError(f"unknown adapter {adapter!r}: use reference or mutant:NAME") from None
+    resolved = resolve(adapter)
+    factory = getattr(resolved, "dledger_node_factory", None)
+    if factory is None:
+        raise UserError(f"adapter {adapter!r} does not implement DLedger nodes")
+    make_node = factory(profile, timing)
+    return DLedgerTarget(adapter, resolved.implementation, resolved.version, profile, make_node)
