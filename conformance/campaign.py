@@ -218,7 +218,15 @@ def shrink(script: Script, adapter: str, prop: str, budget: int = 250) -> Script
                 i += chunk
         if not removed:
             chunk //= 2
-    # shorten waits
+    # merge adjacent waits, then shorten them
+    merged: list[Step] = []
+    for s in steps:
+        if s.op == "run" and merged and merged[-1].op == "run":
+            merged[-1] = Step("run", (str(int(merged[-1].args[0]) + int(s.args[0])),))
+        else:
+            merged.append(s)
+    if merged != steps and still_fails(script.with_steps(merged)):
+        steps = merged
     for i, s in enumerate(steps):
         if s.op != "run" or tries >= budget:
             continue
@@ -239,8 +247,9 @@ def counterexample_for(script: Script, adapter: str, prop: str, message: str, bu
         adapter=adapter,
         title=f"minimal counterexample: {prop}\nfound by seed {script.seed} ({len(script.steps)} steps, shrunk to {len(small.steps)})",
     )
-    small = small.with_steps(small.steps + (Step("expect", ("violation", prop)),))
     replay = execute(small, adapter, record_trace=True)
+    violated = [prop] + sorted({r.violation.property for r in replay.violations} - {prop})
+    small = small.with_steps(small.steps + tuple(Step("expect", ("violation", p)) for p in violated))
     return Counterexample(
         property=prop,
         message=message,

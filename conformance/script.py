@@ -15,7 +15,8 @@ what to build and a list of steps that say what happens::
     expect no-violation
 
 Header keys: ``scenario``, ``profile``, ``nodes``, ``seed``, ``adapter`` (the adapter
-that found it; ``--adapter`` overrides it), ``start-spread``, ``net`` (initial network),
+that found it; ``--adapter`` overrides it), ``start-spread`` (boot times drawn in
+``[0, MS]``), ``boot NODE MS`` (a fixed boot time), ``net`` (initial network),
 ``manual`` (messages wait until delivered explicitly). Every other line is a step; the
 scenario's cluster class lists which steps it understands (``STEPS``). ``#`` starts a
 comment. Steps are executed in order against a cluster built from the header; the
@@ -30,7 +31,7 @@ import attrs
 
 from conformance.errors import UserError
 
-HEADER_KEYS = ("scenario", "profile", "nodes", "seed", "adapter", "start-spread", "net", "manual", "option")
+HEADER_KEYS = ("scenario", "profile", "nodes", "seed", "adapter", "start-spread", "boot", "net", "manual", "option")
 
 
 @attrs.frozen(slots=True)
@@ -55,6 +56,7 @@ class Script:
     profile: str | None = None
     adapter: str | None = None
     start_spread_ms: int = 0
+    boot_at: tuple[tuple[str, int], ...] = ()
     net: tuple[str, ...] = ()
     manual: bool = False
     options: tuple[tuple[str, str], ...] = ()
@@ -83,6 +85,8 @@ class Script:
         lines.append(f"seed {self.seed}")
         if self.start_spread_ms:
             lines.append(f"start-spread {self.start_spread_ms}")
+        for node, at in self.boot_at:
+            lines.append(f"boot {node} {at}")
         if self.net:
             lines.append("net " + " ".join(self.net))
         if self.manual:
@@ -97,6 +101,7 @@ def parse_script(text: str, source: str = "<script>") -> Script:
     """Parse a script; errors name the file and line and raise UserError."""
     header: dict[str, object] = {}
     options: list[tuple[str, str]] = []
+    boots: list[tuple[str, int]] = []
     steps: list[Step] = []
     title: list[str] = []
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -115,10 +120,16 @@ def parse_script(text: str, source: str = "<script>") -> Script:
             continue
         key, args = words[0], tuple(words[1:])
         if key in HEADER_KEYS and not steps:
-            if key == "option":
+            if key in ("option", "boot"):
                 if len(args) != 2:
-                    raise UserError(f"{source}:{number}: 'option' takes a name and a value")
-                options.append((args[0], args[1]))
+                    raise UserError(f"{source}:{number}: {key!r} takes a name and a value")
+                if key == "option":
+                    options.append((args[0], args[1]))
+                else:
+                    try:
+                        boots.append((args[0], int(args[1])))
+                    except ValueError:
+                        raise UserError(f"{source}:{number}: boot time {args[1]!r} is not a number") from None
             elif key == "manual":
                 header["manual"] = True
             elif key in ("nodes", "net"):
@@ -147,6 +158,7 @@ def parse_script(text: str, source: str = "<script>") -> Script:
         profile=header.get("profile"),
         adapter=header.get("adapter"),
         start_spread_ms=spread,
+        boot_at=tuple(boots),
         net=tuple(header.get("net", ())),
         manual=bool(header.get("manual", False)),
         options=tuple(options),

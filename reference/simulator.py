@@ -8,7 +8,8 @@ give the same trace, byte for byte.
 
 The simulator owns:
 
-* time (milliseconds) and the nodes' ticks, every ``TICK_MS`` from each node's boot;
+* time (milliseconds) and the nodes' ticks, every ``TICK_MS`` from one tick after
+  each node's boot (boot times: ``start_spread_ms`` draws them, ``boot_at`` fixes them);
 * the network: per-message delay in ``[min_delay_ms, max_delay_ms]``, loss and
   duplication probabilities, symmetric partitions and one-way link blocks. A message
   that crosses a cut is lost when sent or, if the cut appears while it is in flight,
@@ -112,6 +113,7 @@ class Simulator:
         factory: NodeFactory,
         net: NetConfig = NetConfig(),
         start_spread_ms: int = 0,
+        boot_at: dict[str, int] | None = None,
         manual: bool = False,
         record_trace: bool = True,
         observers: Iterable[Callable[..., None]] = (),
@@ -140,6 +142,8 @@ class Simulator:
         boot_rng = random.Random(f"{seed}:boot")
         for n in self.node_ids:
             at = boot_rng.randint(0, start_spread_ms) if start_spread_ms > 0 else 0
+            if boot_at and n in boot_at:
+                at = boot_at[n]
             self._schedule(at, _TICK, (n, 0, True))
 
     # ------------------------------------------------------------------ helpers
@@ -202,6 +206,9 @@ class Simulator:
             self._send(m)
 
     def _send(self, m: Message) -> None:
+        if m.dst not in self.nodes:  # an answer to a client request
+            self._emit("reply", m.src, m)
+            return
         self.messages_sent += 1
         self._emit("send", m.src, m)
         if not self.link_up(m.src, m.dst):
@@ -236,7 +243,11 @@ class Simulator:
         if boot:
             if inc != self.incarnation[node_id] or self.nodes[node_id] is not None:
                 return
+            # The node answers messages from now on; its own maintenance starts one
+            # tick later (DLedger starts the RPC service before the elector's thread).
             self._boot(node_id)
+            self._schedule(self.now + TICK_MS, _TICK, (node_id, inc, False))
+            return
         node = self.nodes[node_id]
         if node is None or inc != self.incarnation[node_id]:
             return  # a tick of a crashed incarnation

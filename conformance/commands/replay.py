@@ -1,0 +1,58 @@
+"""``rmqha replay FILE``: run a scenario script deterministically and report.
+
+A counterexample stored by a campaign (or any hand-written script) replays to the
+same trace every time. The exit status says whether the run matched the script's
+own expectations: 0 when every ``expect`` held and no unexpected property was
+violated, 1 otherwise, 2 for a malformed script, 3 when the implementation failed.
+"""
+from __future__ import annotations
+
+import sys
+
+from conformance.campaign import execute
+from conformance.errors import AdapterError
+from conformance.scenarios.dledger import ExpectationFailed
+from conformance.script import read_script
+
+
+def register(sub) -> None:
+    p = sub.add_parser("replay", help="replay a scenario script (e.g. a stored counterexample)",
+                       description=__doc__)
+    p.add_argument("file", help="scenario script (.rmqha)")
+    p.add_argument("--adapter", default=None,
+                   help="implementation to run it against (default: the script's 'adapter' line, else reference)")
+    p.add_argument("--trace", metavar="OUT", default=None, help="write the trace as JSON lines to OUT")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    script = read_script(args.file)
+    adapter = args.adapter or script.adapter or "reference"
+    expected = {s.args[1] for s in script.steps if s.op == "expect" and s.args[:1] == ("violation",)}
+    try:
+        ex = execute(script, adapter, record_trace=True)
+    except ExpectationFailed as exc:
+        print(f"{args.file}: expectation failed: {exc}")
+        return 1
+    cluster = ex.cluster
+    if args.trace:
+        with open(args.trace, "w", encoding="utf-8") as f:
+            f.write(cluster.trace_jsonl())
+    print(f"{args.file}: scenario {script.scenario}, adapter {adapter}, {len(script.steps)} steps, "
+          f"{cluster.sim.now} ms simulated")
+    if ex.error:
+        raise AdapterError(f"the implementation failed during replay: {ex.error}")
+    seen: set[str] = set()
+    for r in cluster.violations:
+        if r.violation.property in seen:
+            continue
+        seen.add(r.violation.property)
+        step = script.steps[r.step] if 0 <= r.step < len(script.steps) else None
+        where = f"step {r.step + 1} ({step.render()}, line {step.line})" if step else "start-up"
+        tag = "reproduced" if r.violation.property in expected else "VIOLATED"
+        print(f"  {tag}: {r.violation.property} at {where}, t={r.time} ms: {r.violation.message}")
+    unexpected = seen - expected
+    if not seen:
+        print("  no property violated")
+    sys.stdout.flush()
+    return 1 if unexpected else 0

@@ -1,0 +1,51 @@
+"""Every scenario script under tests/scenarios/ is a regression test.
+
+A script states what must happen with ``expect`` lines. Scripts that name a mutant
+adapter are counterexamples: they must still reproduce their violation with that
+mutant, and the same schedule must violate nothing on the reference node — which
+shows the violation comes from the bug, not from the schedule.
+"""
+from pathlib import Path
+
+import pytest
+
+from conformance.campaign import execute
+from conformance.script import read_script
+
+HERE = Path(__file__).parent
+SCRIPTS = sorted(p for p in HERE.rglob("*.rmqha"))
+
+
+def expected_violations(script):
+    return {s.args[1] for s in script.steps if s.op == "expect" and s.args[:1] == ("violation",)}
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=[str(p.relative_to(HERE)) for p in SCRIPTS])
+def test_scenario_script(path, adapter):
+    script = read_script(str(path))
+    run_with = script.adapter or adapter
+    ex = execute(script, run_with, record_trace=False)  # ExpectationFailed fails the test
+    assert ex.error is None
+    seen = {r.violation.property for r in ex.violations}
+    assert seen <= expected_violations(script), f"unexpected violations: {seen - expected_violations(script)}"
+
+
+MUTANT_SCRIPTS = [p for p in SCRIPTS if (read_script(str(p)).adapter or "").startswith("mutant:")]
+
+
+@pytest.mark.parametrize("path", MUTANT_SCRIPTS, ids=[p.name for p in MUTANT_SCRIPTS])
+def test_counterexample_schedule_is_harmless_on_the_reference(path):
+    script = read_script(str(path))
+    script = script.with_steps(s for s in script.steps if s.op != "expect")
+    ex = execute(script, "reference", record_trace=False)
+    assert ex.error is None
+    assert [r.violation.message for r in ex.violations] == []
+
+
+def test_every_dledger_invariant_has_a_mutant_counterexample():
+    from spec.invariants.dledger import INVARIANTS
+
+    covered = set()
+    for p in MUTANT_SCRIPTS:
+        covered |= expected_violations(read_script(str(p)))
+    assert set(INVARIANTS) <= covered
