@@ -65,6 +65,21 @@ def next_term(curr_term: int, known_max_term: int) -> int:
     return known_max_term if known_max_term > curr_term else curr_term + 1
 
 
+def _taking_since_0_2_3(self_id, preferred, term_to_take, curr_term) -> bool:
+    return bool(preferred) and term_to_take == curr_term and self_id in preferred
+
+
+def _taking_0_2_0(self_id, preferred, term_to_take, curr_term) -> bool:
+    return self_id in preferred or term_to_take == curr_term
+
+
+def _never_taking(self_id, preferred, term_to_take, curr_term) -> bool:
+    return False
+
+
+TAKING_LEADERSHIP_RULES = {"0.2.3": _taking_since_0_2_3, "0.2.0": _taking_0_2_0, "none": _never_taking}
+
+
 def is_taking_leadership(
     profile: Profile,
     self_id: str,
@@ -76,15 +91,7 @@ def is_taking_leadership(
 
     From 0.2.3: preferred leaders configured, the transfer term is now, and self is
     among them. 0.2.0–0.2.2 (rule "0.2.0"): self is the preferred leader, or the
-    transfer term is now. Absent in release-0.1.
+    transfer term is now. Absent in release-0.1 (rule "none").
     """
-    rule = profile.taking_leadership
-    if rule == "0.2.3":
-        return (
-            bool(preferred_leader_ids)
-            and term_to_take_leadership == curr_term
-            and self_id in preferred_leader_ids
-        )
-    if rule == "0.2.0":
-        return self_id in preferred_leader_ids or term_to_take_leadership == curr_term
-    return False
+    rule = TAKING_LEADERSHIP_RULES[profile.taking_leadership]
+    return rule(self_id, preferred_leader_ids, term_to_take_leadership, curr_term)
