@@ -29,10 +29,10 @@ from spec.invariants import dledger as dledger_inv
 
 FAULT_MIXES: dict[str, tuple[str, ...]] = {
     "none": (),
-    "crash": ("crash",),
-    "partition": ("partition", "block"),
+    "crash": ("crash", "crash-leader"),
+    "partition": ("partition", "block", "isolate-leader"),
     "lossy": ("lossy",),
-    "mixed": ("crash", "partition", "block", "lossy"),
+    "mixed": ("crash", "crash-leader", "partition", "block", "isolate-leader", "lossy"),
 }
 
 
@@ -89,6 +89,20 @@ def generate_dledger_script(config: RunConfig, timing: Timing = DEFAULT_TIMING) 
                 n = rng.choice(up)
                 down.add(n)
                 steps.append(Step("crash", (n,)))
+        elif choice == "crash-leader":
+            # an unknown number of nodes may be down after this: restart one first
+            if down:
+                n = rng.choice(sorted(down))
+                down.discard(n)
+                steps.append(Step("restart", (n,)))
+            steps.append(Step("crash-leader"))
+            steps.append(Step("run", (str(rng.randint(50, 3000)),)))
+            steps.append(Step("restart-all"))
+            down.clear()
+        elif choice == "isolate-leader":
+            steps.append(Step("isolate-leader"))
+            body += 1
+            steps.append(Step("append-leader", (f"m{body}",)))
         elif choice == "partition" and len(nodes) > 1:
             shuffled = list(nodes)
             rng.shuffle(shuffled)
@@ -106,14 +120,14 @@ def generate_dledger_script(config: RunConfig, timing: Timing = DEFAULT_TIMING) 
         elif choice == "append":
             body += 1
             steps.append(Step("append-leader", (f"m{body}",)))
-        if choice in ("partition", "block") and rng.random() < 0.3:
+        if choice in ("partition", "block", "isolate-leader") and rng.random() < 0.3:
             steps.append(Step("heal"))
         ms = rng.randint(100, 4000)
         steps.append(Step("run", (str(ms),)))
         elapsed += ms
     # the last fault heals: everything restarts, the network is clean
     steps.append(Step("heal"))
-    steps += [Step("restart", (n,)) for n in sorted(down)]
+    steps.append(Step("restart-all"))
     steps.append(Step("net", ("default",)))
     steps.append(Step("await-leader"))
     for i in range(3):

@@ -10,12 +10,14 @@ Steps:
 |---|---|
 | ``run MS`` | let ``MS`` simulated milliseconds pass (ticks and, unless manual, deliveries) |
 | ``crash N`` / ``restart N`` | crash a node (durable state kept) / boot it again from its disk |
+| ``restart-all`` | boot every node that is down |
 | ``partition A B \\| C`` | cut the group into sides separated by ``\\|`` (unlisted nodes form one more side) |
 | ``block A B`` | lose every message from A to B (asymmetric) |
 | ``heal`` | remove every cut and block |
 | ``net MIN..MAX [drop=P] [dup=P]`` | change delays (ms) and loss/duplication probabilities; ``net default`` |
 | ``append N BODY`` | a client asks node N to append BODY |
 | ``append-leader BODY`` | a client appends BODY at the current leader (nothing if there is none) |
+| ``crash-leader`` / ``isolate-leader`` | crash / cut off the current leader (a nemesis aimed at the leader) |
 | ``deliver A B [KIND]`` / ``drop A B [KIND]`` / ``dup A B [KIND]`` | manual network: act on the oldest matching message in flight |
 | ``deliver-all`` | manual network: deliver until nothing is in flight |
 | ``await-leader [MS]`` | run until one stable leader exists; a liveness violation if none within MS (default: the liveness bound) and no fault is active (all nodes up, no cut, no loss) |
@@ -215,6 +217,10 @@ class DLedgerCluster:
     def step_restart(self, step: Step) -> None:
         self.sim.restart(self._node_arg(step))
 
+    def step_restart_all(self, step: Step) -> None:
+        for n in self.peers:
+            self.sim.restart(n)
+
     def step_partition(self, step: Step) -> None:
         groups: list[list[str]] = [[]]
         for a in step.args:
@@ -245,14 +251,36 @@ class DLedgerCluster:
         body = step.args[1] if len(step.args) > 1 else f"m{self.sim.now}"
         self.sim.client(n, ClientAppend(body))
 
-    def step_append_leader(self, step: Step) -> None:
-        """A client appends at whichever live node leads now (nothing if none does)."""
-        body = step.args[0] if step.args else f"m{self.sim.now}"
+    def current_leader(self) -> str | None:
+        """The live node that believes it leads, with the highest term (None if none)."""
+        best = None
         for n in self.peers:
             node = self.sim.nodes[n]
-            if node is not None and node.observe().role is Role.LEADER:
-                self.sim.client(n, ClientAppend(body))
-                return
+            if node is not None:
+                v = node.observe()
+                if v.role is Role.LEADER and (best is None or v.curr_term > best[0]):
+                    best = (v.curr_term, n)
+        return best[1] if best else None
+
+    def step_append_leader(self, step: Step) -> None:
+        """A client appends at the current leader (nothing if there is none)."""
+        body = step.args[0] if step.args else f"m{self.sim.now}"
+        leader = self.current_leader()
+        if leader is not None:
+            self.sim.client(leader, ClientAppend(body))
+
+    def step_crash_leader(self, step: Step) -> None:
+        """Crash the current leader (nothing if there is none)."""
+        leader = self.current_leader()
+        if leader is not None:
+            self.step_crash(Step("crash", (leader,), step.line))
+
+    def step_isolate_leader(self, step: Step) -> None:
+        """Cut the current leader off from every other node (nothing if there is none)."""
+        leader = self.current_leader()
+        if leader is not None:
+            self.sim.partition([[leader]])
+            self._leader_lost_if_minority()
 
     def _manual(self, step: Step):
         if not self.sim.manual:
@@ -336,12 +364,15 @@ STEPS = {
     "run": DLedgerCluster.step_run,
     "crash": DLedgerCluster.step_crash,
     "restart": DLedgerCluster.step_restart,
+    "restart-all": DLedgerCluster.step_restart_all,
     "partition": DLedgerCluster.step_partition,
     "block": DLedgerCluster.step_block,
     "heal": DLedgerCluster.step_heal,
     "net": DLedgerCluster.step_net,
     "append": DLedgerCluster.step_append,
     "append-leader": DLedgerCluster.step_append_leader,
+    "crash-leader": DLedgerCluster.step_crash_leader,
+    "isolate-leader": DLedgerCluster.step_isolate_leader,
     "deliver": DLedgerCluster.step_deliver,
     "drop": DLedgerCluster.step_drop,
     "dup": DLedgerCluster.step_dup,
