@@ -105,8 +105,8 @@ class DLedgerMachine(RuleBasedStateMachine):
             raise AssertionError(f"{first.property}: {first.message}\n--- scenario script ---\n{script}")
 
     def teardown(self):
-        if self.cluster is None:
-            return
+        if self.cluster is None or self.cluster.violations:
+            return  # already failing: no need to judge liveness
         # the last fault heals: then exactly one leader must emerge in time
         self._do("heal")
         for n in self._down():

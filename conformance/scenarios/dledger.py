@@ -38,6 +38,7 @@ from spec.dledger.records import ClientAppend, DLedgerView, Role, VoteRequest, V
 from spec.invariants import dledger as inv
 
 DEFAULT_NET = NetConfig(1, 20, 0.0, 0.0)
+AWAIT_POLL_MS = 50  # how often await-leader looks for a stable leader
 
 
 class ExpectationFailed(Exception):
@@ -320,7 +321,7 @@ class DLedgerCluster:
                     inv.Violation("liveness", f"no stable leader {bound} ms after the faults healed (t={self.sim.now})")
                 )
                 return
-            self.sim.run_for(10)
+            self.sim.run_for(AWAIT_POLL_MS)
 
     def step_expect(self, step: Step) -> None:
         what = step.args[0] if step.args else ""

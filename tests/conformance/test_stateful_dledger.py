@@ -5,9 +5,10 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from conformance.stateful import machine_for
 
-BOUNDED = settings(max_examples=25, stateful_step_count=30, deadline=None)
+BOUNDED = settings(max_examples=50, stateful_step_count=40, deadline=None)
 # a mutant fails on most examples: stop at the first bug and keep the shrink short
-HUNT = settings(BOUNDED, report_multiple_bugs=False, max_examples=15)
+HUNT = settings(BOUNDED, report_multiple_bugs=False, max_examples=15, stateful_step_count=10,
+               phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink])
 
 
 @pytest.mark.parametrize("profile", ["dledger-0.4", "dledger-0.2"])
