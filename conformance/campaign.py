@@ -17,7 +17,8 @@ import attrs
 
 from conformance.errors import AdapterError, UserError
 from conformance.runresult import Counterexample, Coverage, Metric, PropertyVerdict, RunConfig, RunResult
-from conformance.scenarios.dledger import DLedgerCluster, ExpectationFailed
+from conformance.scenarios.base import ExpectationFailed
+from conformance.scenarios.dledger import DLedgerCluster
 from conformance.script import Script, Step
 from conformance.targets import dledger_target
 from spec.dledger.candidate import CandidateAction

@@ -42,9 +42,7 @@ class DLedgerMachine(RuleBasedStateMachine):
         step = Step(op, tuple(args))
         self.steps.append(step)
         self.cluster.current_step = len(self.steps) - 1
-        from conformance.scenarios.dledger import STEPS
-
-        STEPS[op](self.cluster, step)
+        self.cluster.do(step)
 
     def _down(self):
         return [n for n in self.nodes if self.cluster.sim.nodes[n] is None]

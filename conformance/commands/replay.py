@@ -11,7 +11,7 @@ import sys
 
 from conformance.campaign import execute
 from conformance.errors import AdapterError
-from conformance.scenarios.dledger import ExpectationFailed
+from conformance.scenarios.base import ExpectationFailed
 from conformance.script import read_script
 
 

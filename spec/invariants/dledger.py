@@ -26,6 +26,7 @@ import attrs
 
 from spec.dledger.profiles import Profile, Timing
 from spec.dledger.records import DLedgerView, Role, VoteRequest, VoteResponse, VoteResult
+from spec.invariants import Violation
 
 INVARIANTS: dict[str, str] = {
     "election-safety": "at most one leader per term over the whole history",
@@ -48,13 +49,6 @@ def known_profile_difference(name: str, profile: Profile) -> bool:
     through it, committed-prefix agreement can fail in dledger-0.1 and dledger-0.2.
     """
     return profile.log_generation == "G1" and name in ("leader-completeness", "committed-prefix")
-
-
-@attrs.frozen(slots=True)
-class Violation:
-    property: str
-    message: str
-    node: str | None = None
 
 
 @attrs.define(slots=True)

@@ -1,0 +1,218 @@
+"""What every scenario cluster shares: the simulator, fault steps, violations.
+
+A scenario cluster executes script steps against nodes in the simulator. A step
+``op`` is handled by the method ``step_<op>`` (dashes become underscores), so a
+scenario adds steps by defining methods; ``expect WHAT ...`` is handled by
+``expect_<what>``. The steps every scenario understands:
+
+| step | meaning |
+|---|---|
+| ``run MS`` | let ``MS`` simulated milliseconds pass (ticks and, unless manual, deliveries) |
+| ``crash N`` / ``restart N`` | crash a node (durable state kept) / boot it again from its disk |
+| ``restart-all`` | boot every node that is down |
+| ``partition A B \\| C`` | cut the nodes into sides separated by ``\\|`` (unlisted nodes form one more side) |
+| ``block A B`` | lose every message from A to B (asymmetric) |
+| ``heal`` | remove every cut and block |
+| ``net MIN..MAX [drop=P] [dup=P]`` | change delays (ms) and loss/duplication probabilities; ``net default`` |
+| ``deliver A B [KIND]`` / ``drop A B [KIND]`` / ``dup A B [KIND]`` | manual network: act on the oldest matching message in flight |
+| ``deliver-all`` | manual network: deliver until nothing is in flight |
+| ``expect violation NAME`` / ``expect no-violation`` | what the invariants must have seen so far |
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Callable, Iterable
+
+import attrs
+
+from conformance.errors import UserError
+from conformance.script import Script, Step
+from reference.simulator import NetConfig, SimulationError, Simulator, trace_to_jsonl
+from spec.invariants import Violation
+
+DEFAULT_NET = NetConfig(1, 20, 0.0, 0.0)
+
+
+class ExpectationFailed(Exception):
+    """An ``expect`` step of a script did not hold."""
+
+
+@attrs.define(slots=True)
+class Recorded:
+    step: int  # index of the script step during which it happened (0-based)
+    time: int
+    violation: Violation
+
+
+def parse_net(args: tuple[str, ...], where: str) -> NetConfig:
+    if not args or args == ("default",):
+        return DEFAULT_NET
+    try:
+        low, _, high = args[0].partition("..")
+        kw: dict[str, Any] = {"min_delay_ms": int(low), "max_delay_ms": int(high or low)}
+        for a in args[1:]:
+            key, _, value = a.partition("=")
+            kw[{"drop": "drop", "dup": "duplicate"}[key]] = float(value)
+        return NetConfig(**kw)
+    except (ValueError, KeyError) as exc:
+        raise UserError(f"{where}: bad net spec {' '.join(args)!r} (want MIN..MAX [drop=P] [dup=P]): {exc}") from None
+
+
+class SimCluster:
+    """Base of scenario clusters. Subclasses call ``_start_simulator`` with a node factory."""
+
+    scenario = "?"
+
+    def __init__(self, script: Script, record_trace: bool = True):
+        self.script = script
+        self.peers = script.nodes
+        self.record_trace = record_trace
+        self.violations: list[Recorded] = []
+        self.coverage: Counter = Counter()
+        self.current_step = -1
+        for node, _ in script.boot_at:
+            if node not in self.peers:
+                raise UserError(f"boot: unknown node {node!r} (nodes: {' '.join(self.peers)})")
+        self.sim: Simulator
+
+    def _start_simulator(self, factory: Callable, observers: Iterable[Callable] = ()) -> None:
+        script = self.script
+        self.sim = Simulator(
+            script.seed,
+            script.nodes,
+            factory,
+            parse_net(script.net, "net") if script.net else DEFAULT_NET,
+            start_spread_ms=script.start_spread_ms,
+            boot_at=dict(script.boot_at),
+            manual=script.manual,
+            record_trace=self.record_trace,
+            observers=tuple(observers),
+        )
+
+    # ------------------------------------------------------------------ results
+
+    def violate(self, violation) -> None:
+        self.violations.append(Recorded(self.current_step, self.sim.now, violation))
+
+    def harvest_coverage(self, node_id: str) -> None:
+        """Fold a node's spec-outcome counters into the run's (before it is lost)."""
+        counter = getattr(self.sim.nodes.get(node_id), "coverage", None)
+        if counter:
+            self.coverage.update(counter)
+            counter.clear()
+
+    def finish(self) -> None:
+        for n in self.peers:
+            self.harvest_coverage(n)
+
+    def trace_jsonl(self) -> str:
+        return trace_to_jsonl(self.sim.trace)
+
+    def faults_active(self) -> bool:
+        sim = self.sim
+        return bool(sim.blocked) or sim.net.drop > 0 or any(n is None for n in sim.nodes.values())
+
+    # ------------------------------------------------------------------ execution
+
+    def execute(self, steps: Iterable[Step]) -> None:
+        for i, step in enumerate(steps):
+            self.current_step = i
+            self.do(step)
+
+    def do(self, step: Step) -> None:
+        handler = getattr(self, "step_" + step.op.replace("-", "_"), None)
+        if handler is None:
+            raise UserError(f"line {step.line}: unknown step {step.op!r} for scenario {self.scenario}")
+        try:
+            handler(step)
+        except SimulationError as exc:
+            raise UserError(f"line {step.line}: {step.render()}: {exc}") from None
+
+    def node_arg(self, step: Step, i: int = 0) -> str:
+        try:
+            n = step.args[i]
+        except IndexError:
+            raise UserError(f"line {step.line}: {step.op!r} needs a node") from None
+        if n not in self.peers:
+            raise UserError(f"line {step.line}: unknown node {n!r} (nodes: {' '.join(self.peers)})")
+        return n
+
+    def int_arg(self, step: Step, i: int, default: int | None = None) -> int:
+        try:
+            return int(step.args[i])
+        except IndexError:
+            if default is not None:
+                return default
+            raise UserError(f"line {step.line}: {step.op!r} needs a number") from None
+        except ValueError:
+            raise UserError(f"line {step.line}: {step.op!r}: {step.args[i]!r} is not a number") from None
+
+    # ------------------------------------------------------------------ generic steps
+
+    def step_run(self, step: Step) -> None:
+        self.sim.run_for(self.int_arg(step, 0))
+
+    def step_crash(self, step: Step) -> None:
+        n = self.node_arg(step)
+        self.harvest_coverage(n)
+        self.sim.crash(n)
+
+    def step_restart(self, step: Step) -> None:
+        self.sim.restart(self.node_arg(step))
+
+    def step_restart_all(self, step: Step) -> None:
+        for n in self.peers:
+            self.sim.restart(n)
+
+    def step_partition(self, step: Step) -> None:
+        groups: list[list[str]] = [[]]
+        for a in step.args:
+            if a == "|":
+                groups.append([])
+            else:
+                groups[-1].append(a)
+        self.sim.partition([g for g in groups if g])
+
+    def step_block(self, step: Step) -> None:
+        self.sim.block(self.node_arg(step, 0), self.node_arg(step, 1))
+
+    def step_heal(self, step: Step) -> None:
+        self.sim.heal()
+
+    def step_net(self, step: Step) -> None:
+        self.sim.set_net(parse_net(step.args, f"line {step.line}"))
+
+    def _manual(self, step: Step):
+        if not self.sim.manual:
+            raise UserError(f"line {step.line}: {step.op!r} needs a 'manual' network (header line 'manual')")
+        kind = step.args[2] if len(step.args) > 2 else None
+        return self.node_arg(step, 0), self.node_arg(step, 1), kind
+
+    def step_deliver(self, step: Step) -> None:
+        self.sim.deliver(*self._manual(step))
+
+    def step_drop(self, step: Step) -> None:
+        self.sim.drop(*self._manual(step))
+
+    def step_dup(self, step: Step) -> None:
+        self.sim.duplicate(*self._manual(step))
+
+    def step_deliver_all(self, step: Step) -> None:
+        self.sim.deliver_all()
+
+    def step_expect(self, step: Step) -> None:
+        what = step.args[0] if step.args else ""
+        where = f"line {step.line}: expect {' '.join(step.args)}"
+        handler = getattr(self, "expect_" + what.replace("-", "_"), None)
+        if handler is None:
+            raise UserError(f"{where}: unknown expectation {what!r}")
+        handler(step, where)
+
+    def expect_no_violation(self, step: Step, where: str) -> None:
+        if self.violations:
+            raise ExpectationFailed(f"{where}: but {self.violations[0].violation.message}")
+
+    def expect_violation(self, step: Step, where: str) -> None:
+        name = step.args[1] if len(step.args) > 1 else ""
+        if not any(r.violation.property == name for r in self.violations):
+            raise ExpectationFailed(f"{where}: no {name} violation happened")
