@@ -89,7 +89,10 @@ def _confirm(decision: RoleDecision) -> RoleDecision:
 
 
 def on_register_reply(
-    state: BrokerRoleState, response: RegisterBrokerResponse, adopt: AdoptSyncStateSet = adopt_controller_sync_state_set
+    state: BrokerRoleState,
+    response: RegisterBrokerResponse,
+    adopt: AdoptSyncStateSet = adopt_controller_sync_state_set,
+    change: Callable[..., RoleDecision] = change_broker_role,
 ) -> RoleDecision:
     """``registerBrokerToController``: a known master gives the role; otherwise the broker
     must ask electMaster for itself (RoleOutcome.NO_MASTER) and stays fenced."""
@@ -97,7 +100,7 @@ def on_register_reply(
         return RoleDecision(RoleOutcome.NO_MASTER, state)
     registered = attrs.evolve(state, registered=True, broker_id=state.broker_id if response.broker_id is None else response.broker_id)
     body = response.sync_state_set
-    decision = change_broker_role(
+    decision = change(
         registered,
         response.master_broker_id,
         response.master_address,
@@ -110,12 +113,15 @@ def on_register_reply(
 
 
 def on_elect_reply(
-    state: BrokerRoleState, response: ElectMasterResponse, adopt: AdoptSyncStateSet = adopt_controller_sync_state_set
+    state: BrokerRoleState,
+    response: ElectMasterResponse,
+    adopt: AdoptSyncStateSet = adopt_controller_sync_state_set,
+    change: Callable[..., RoleDecision] = change_broker_role,
 ) -> RoleDecision:
     """``brokerElect``: any reply naming a master (SUCCESS, or 2011 with the current one) gives the role."""
     if response.master_broker_id is None or not response.master_address:
         return RoleDecision(RoleOutcome.NO_MASTER, state)
-    decision = change_broker_role(
+    decision = change(
         state,
         response.master_broker_id,
         response.master_address,
@@ -143,7 +149,10 @@ class PollDecision:
 
 
 def on_replica_info(
-    state: BrokerRoleState, response: GetReplicaInfoResponse, adopt: AdoptSyncStateSet = adopt_controller_sync_state_set
+    state: BrokerRoleState,
+    response: GetReplicaInfoResponse,
+    adopt: AdoptSyncStateSet = adopt_controller_sync_state_set,
+    change: Callable[..., RoleDecision] = change_broker_role,
 ) -> PollDecision:
     """The 5-second ``getReplicaInfo`` poll (``schedulingSyncBrokerMetadata``)."""
     if response.code == ResponseCode.CONTROLLER_BROKER_METADATA_NOT_EXIST:
@@ -154,7 +163,7 @@ def on_replica_info(
     if response.master_epoch > state.master_epoch:
         if response.master_broker_id is None or not response.master_address:
             return PollDecision(PollOutcome.ELECT_SELF)
-        decision = change_broker_role(
+        decision = change(
             state,
             response.master_broker_id,
             response.master_address,

@@ -31,6 +31,7 @@ class BrokerRules:
     check_write_admission: Callable = write.check_write_admission
     replication_status: Callable = write.replication_status
     adopt_sync_state_set_on_promotion: Callable = role.adopt_controller_sync_state_set
+    change_broker_role: Callable = role.change_broker_role
     on_restart: Callable = role.on_restart
 
     def shrink(self, local, master_id, caught_up_time, now):
@@ -40,17 +41,21 @@ class BrokerRules:
         """Admission of a write on a master whose SyncStateSet view is ``state``."""
         return self.check_write_admission(role_state, self.in_use(state), self.config)
 
-    def change_broker_role(self, state, *args, **kwargs):
-        return role.change_broker_role(state, *args, adopt=self.adopt_sync_state_set_on_promotion, **kwargs)
+    def role_change(self, state, master_broker_id, master_address, master_epoch, sync_state_set_epoch=None, members=None):
+        """A role notification (NOTIFY_BROKER_ROLE_CHANGED) or any reply naming the master."""
+        return self.change_broker_role(
+            state, master_broker_id, master_address, master_epoch, sync_state_set_epoch, members,
+            self.adopt_sync_state_set_on_promotion,
+        )
 
     def on_register_reply(self, state, response):
-        return role.on_register_reply(state, response, self.adopt_sync_state_set_on_promotion)
+        return role.on_register_reply(state, response, self.adopt_sync_state_set_on_promotion, self.change_broker_role)
 
     def on_elect_reply(self, state, response):
-        return role.on_elect_reply(state, response, self.adopt_sync_state_set_on_promotion)
+        return role.on_elect_reply(state, response, self.adopt_sync_state_set_on_promotion, self.change_broker_role)
 
     def on_replica_info(self, state, response):
-        return role.on_replica_info(state, response, self.adopt_sync_state_set_on_promotion)
+        return role.on_replica_info(state, response, self.adopt_sync_state_set_on_promotion, self.change_broker_role)
 
 
 DEFAULT_BROKER_RULES = BrokerRules()
