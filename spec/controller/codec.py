@@ -70,7 +70,12 @@ def _from_dict(data: Mapping[str, Any], registry: Mapping[str, type]) -> Any:
     unknown = set(data) - names - {"type"}
     if unknown:
         raise ValueError(f"{cls.__name__}: unknown field(s) {sorted(unknown)}")
-    return cls(**{k: _decode(v, registry) for k, v in data.items() if k != "type"})
+    values = {k: _decode(v, registry) for k, v in data.items() if k != "type"}
+    # None fields were left out when encoding; required ones come back as None.
+    for field in attrs.fields(cls):
+        if field.name not in values and field.default is attrs.NOTHING:
+            values[field.name] = None
+    return cls(**values)
 
 
 def record_from_dict(data: Mapping[str, Any]) -> Any:

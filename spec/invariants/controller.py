@@ -45,9 +45,29 @@ from spec.controller.records import (
     RegisterBrokerResponse,
     ResponseCode,
 )
-from spec.frozenmap import FrozenMap
+from spec.frozenmap import FrozenMap, frozen_map
 
 RC = ResponseCode
+
+# The name each predicate puts in its violations, in the order of the module docstring.
+INVARIANTS: tuple[str, ...] = (
+    "epochs_never_decrease",
+    "master_in_sync_state_set",
+    "reply_matches_state",
+    "reply_code_allowed",
+    "alter_is_compare_and_set",
+    "elected_master_was_eligible",
+    "elected_master_most_up_to_date",
+    "broker_id_check_code_stable",
+    "sync_state_set_epoch_unique",
+    "no_stuck_dead_master",
+    "one_master_per_master_epoch",
+    "never_apply_older_epoch",
+    "confirm_offset_bounded",
+    "no_acknowledged_message_lost",
+    "consumed_message_never_truncated",
+    "queue_offsets_never_reused",
+)
 
 
 @attrs.frozen(slots=True)
@@ -105,9 +125,14 @@ def proposal_contains_master(broker: str, master_id: int, proposal: Optional[fro
     return [Violation("master_in_sync_state_set", broker, f"master {master_id} proposed {sorted(proposal)}")]
 
 
+_EPOCH_REPLIES = (AlterSyncStateSetResponse, ElectMasterResponse, RegisterBrokerResponse, GetReplicaInfoResponse)
+
+
 def reply_matches_state(broker_name: str, response, after: ControllerMetadata) -> list[Violation]:
     """The master and epochs a reply reports equal the state after its events were applied."""
     if response.code not in (RC.SUCCESS, RC.CONTROLLER_MASTER_STILL_EXIST):
+        return []
+    if not isinstance(response, _EPOCH_REPLIES) or (isinstance(response, RegisterBrokerResponse) and response.master_broker_id is None):
         return []
     known = after.known(broker_name)
     if known is None:
@@ -125,7 +150,7 @@ def reply_matches_state(broker_name: str, response, after: ControllerMetadata) -
             "sync_state_set_epoch": s.sync_state_set_epoch,
             "sync_state_set": s.sync_state_set,
         }
-    elif isinstance(response, RegisterBrokerResponse) and response.master_broker_id is not None:
+    elif isinstance(response, RegisterBrokerResponse):
         expected = {
             "master_broker_id": s.master_broker_id,
             "master_epoch": s.master_epoch,
@@ -275,11 +300,23 @@ def no_stuck_dead_master(
     return out
 
 
+def _forget_recreated_sets(recorded: Mapping, metadata: ControllerMetadata, epoch_field: str) -> dict:
+    """Drop the records of sets that are gone, or were removed by an admin clean and
+    created again (their epoch went back): such a set starts over."""
+    kept = dict(recorded)
+    for name in sorted({k[0] for k in kept}):
+        known = metadata.known(name)
+        newest = max(e for (n, e) in kept if n == name)
+        if known is None or getattr(known.sync_state, epoch_field) < newest:
+            kept = {k: v for k, v in kept.items() if k[0] != name}
+    return kept
+
+
 @attrs.frozen(slots=True)
 class CheckCodeHistory:
     """(brokerName, brokerId) -> registerCheckCode, while the id stays registered."""
 
-    codes: FrozenMap = attrs.field(factory=FrozenMap)
+    codes: FrozenMap = attrs.field(factory=FrozenMap, converter=frozen_map)
 
     def observe(self, metadata: ControllerMetadata) -> tuple["CheckCodeHistory", list[Violation]]:
         seen: dict = {}
@@ -302,17 +339,11 @@ class CheckCodeHistory:
 class SyncStateSetHistory:
     """(brokerName, syncStateSetEpoch) -> the SyncStateSet the controller had at that epoch."""
 
-    sets: FrozenMap = attrs.field(factory=FrozenMap)
+    sets: FrozenMap = attrs.field(factory=FrozenMap, converter=frozen_map)
 
     def observe_controller(self, metadata: ControllerMetadata) -> tuple["SyncStateSetHistory", list[Violation]]:
-        recorded = dict(self.sets)
+        recorded = _forget_recreated_sets(self.sets, metadata, "sync_state_set_epoch")
         out = []
-        for name in sorted({k[0] for k in recorded}):
-            known = metadata.known(name)
-            newest = max(e for (n, e) in recorded if n == name)
-            if known is None or known.sync_state.sync_state_set_epoch < newest:
-                # Removed (or removed and created again by an admin clean): start over.
-                recorded = {k: v for k, v in recorded.items() if k[0] != name}
         for name in sorted(metadata.sets):
             known = metadata.known(name)
             if known is None:
@@ -341,33 +372,48 @@ class SyncStateSetHistory:
 
 @attrs.frozen(slots=True)
 class MasterEpochHistory:
-    """(brokerName, masterEpoch) -> the one broker that accepted writes as master in it."""
+    """(brokerName, masterEpoch) -> the one broker that is master in it.
 
-    writers: FrozenMap = attrs.field(factory=FrozenMap)
+    Fed by the controller's metadata (the master it records for each masterEpoch) and
+    by the brokers (an unfenced master accepts writes in its masterEpoch): two
+    different brokers for one key violate the invariant.
+    """
 
-    def observe(self, broker_name: str, state: BrokerRoleState) -> tuple["MasterEpochHistory", list[Violation]]:
-        if not state.writable:
-            return self, []
-        key = (broker_name, state.master_epoch)
-        writer = self.writers.get(key)
-        if writer is None:
-            return MasterEpochHistory(self.writers.set(key, state.broker_id)), []
-        if writer == state.broker_id:
+    masters: FrozenMap = attrs.field(factory=FrozenMap, converter=frozen_map)
+
+    def _claim(self, broker_name: str, epoch: int, broker_id: int, who: str) -> tuple["MasterEpochHistory", list[Violation]]:
+        key = (broker_name, epoch)
+        holder = self.masters.get(key)
+        if holder is None:
+            return MasterEpochHistory(self.masters.set(key, broker_id)), []
+        if holder == broker_id:
             return self, []
         return self, [
-            Violation(
-                "one_master_per_master_epoch",
-                broker_name,
-                f"brokers {writer} and {state.broker_id} both unfenced masters in masterEpoch {state.master_epoch}",
-            )
+            Violation("one_master_per_master_epoch", broker_name, f"{who}: brokers {holder} and {broker_id} both master in masterEpoch {epoch}")
         ]
+
+    def observe(self, broker_name: str, state: BrokerRoleState) -> tuple["MasterEpochHistory", list[Violation]]:
+        """A broker's role state: counts only while it is an unfenced master."""
+        if not state.writable:
+            return self, []
+        return self._claim(broker_name, state.master_epoch, state.broker_id, "unfenced master")
+
+    def observe_controller(self, metadata: ControllerMetadata) -> tuple["MasterEpochHistory", list[Violation]]:
+        history, out = MasterEpochHistory(_forget_recreated_sets(self.masters, metadata, "master_epoch")), []
+        for name in sorted(metadata.sets):
+            known = metadata.known(name)
+            if known is None or known.sync_state.master_broker_id is None:
+                continue
+            history, found = history._claim(name, known.sync_state.master_epoch, known.sync_state.master_broker_id, "controller")
+            out += found
+        return history, out
 
 
 @attrs.frozen(slots=True)
 class AppliedEpochHistory:
     """Per broker incarnation, the largest masterEpoch it applied."""
 
-    epochs: FrozenMap = attrs.field(factory=FrozenMap)
+    epochs: FrozenMap = attrs.field(factory=FrozenMap, converter=frozen_map)
 
     def observe(self, broker: str, state: BrokerRoleState, restarted: bool = False) -> tuple["AppliedEpochHistory", list[Violation]]:
         # A restart forgets the in-memory epoch; the durable guard is the epoch file.
