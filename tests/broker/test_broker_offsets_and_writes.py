@@ -95,3 +95,16 @@ REPLICATION_CASES = [
 @pytest.mark.parametrize("case_id,need,members,acks,now,outcome", REPLICATION_CASES, ids=[c[0] for c in REPLICATION_CASES])
 def test_replication_status_table(case_id, need, members, acks, now, outcome):
     assert replication_status(need, 100, frozenset(members), MASTER, acks, now, deadline=3_000) is outcome
+
+
+def test_finding_note_rule_lets_confirm_offset_pass_a_reconnecting_member():
+    """The note's rule skips acks <= 0, so while an in-sync member has a fresh connection
+    (no ack yet) confirmOffset may move past that member's log: the note's own invariant
+    fails in that window (upstream behaves the same after #6728). docs/controller.md."""
+    from spec.invariants.controller import confirm_offset_bounded
+
+    decision = compute_master_confirm_offset(1000, frozenset({1, 2, 3}), MASTER, {2: -1, 3: 1000}, 900)
+    assert decision.confirm_offset == 1000
+    assert [v.invariant for v in confirm_offset_bounded("A", decision.confirm_offset, 1000, {2: 900, 3: 1000})] == [
+        "confirm_offset_bounded"
+    ]
