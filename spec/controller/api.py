@@ -125,7 +125,7 @@ def _apply_ok(c: _ApplyCtx) -> ControllerResult:
     return _reply(ApplyBrokerIdResponse(RC.SUCCESS), [c.event()])
 
 
-def _apply_invalid(c: _ApplyCtx, why: str) -> ControllerResult:
+def _apply_invalid(why: str) -> ControllerResult:
     return _reply(ApplyBrokerIdResponse(RC.CONTROLLER_BROKER_ID_INVALID), remark=why)
 
 
@@ -136,7 +136,7 @@ APPLY_BROKER_ID_RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "broker_set_unknown_other_id",
-        lambda c: _apply_invalid(c, "broker set not registered: only id 1 may be applied") if c.replicas is None else None,
+        lambda c: _apply_invalid("broker set not registered: only id 1 may be applied") if c.replicas is None else None,
     ),
     Rule("broker_id_free", lambda c: None if c.replicas.is_broker_exist(c.request.applied_broker_id) else _apply_ok(c)),
     Rule(
@@ -146,7 +146,7 @@ APPLY_BROKER_ID_RULES: tuple[Rule, ...] = (
         if c.replicas.register_check_code(c.request.applied_broker_id) == c.request.register_check_code
         else None,
     ),
-    Rule("broker_id_held_by_another", lambda c: _apply_invalid(c, "id held with another register check code")),
+    Rule("broker_id_held_by_another", lambda c: _apply_invalid("id held with another register check code")),
 )
 
 
@@ -474,7 +474,18 @@ def _no_master_fields(code: ResponseCode, why: str) -> ControllerResult:
     return _reply(ElectMasterResponse(code), remark=why)
 
 
-def _old_master_still_exists(c: ElectCtx, winner: Winner) -> Optional[ControllerResult]:
+@attrs.frozen(slots=True)
+class OutcomeCtx:
+    """An electMaster once its winner is known."""
+
+    elect: ElectCtx
+    winner: Winner
+    # syncStateSetEpoch increment reported in a SUCCESS reply (profile data).
+    increment: int
+
+
+def _old_master_still_exists(o: OutcomeCtx) -> Optional[ControllerResult]:
+    c, winner = o.elect, o.winner
     if winner.broker_id is None or winner.broker_id != c.state.master_broker_id:
         return None
     s = c.state
@@ -489,43 +500,41 @@ def _old_master_still_exists(c: ElectCtx, winner: Winner) -> Optional[Controller
     return _reply(response, remark="the old master is still alive")
 
 
-def _new_master_elected(c: ElectCtx, winner: Winner, increment: int) -> Optional[ControllerResult]:
-    if winner.broker_id is None:
+def _new_master_elected(o: OutcomeCtx) -> Optional[ControllerResult]:
+    c, new_master = o.elect, o.winner.broker_id
+    if new_master is None:
         return None
-    s, new_master = c.state, winner.broker_id
+    s = c.state
     response = ElectMasterResponse(
         RC.SUCCESS,
         master_broker_id=new_master,
         master_address=c.known.replicas.broker_address(new_master),
         master_epoch=s.master_epoch + 1,
-        sync_state_set_epoch=s.sync_state_set_epoch + increment,
+        sync_state_set_epoch=s.sync_state_set_epoch + o.increment,
         sync_state_set=frozenset({new_master}),
         broker_member_group=c.known.replicas.broker_id_table(),
     )
     return _reply(response, [ElectMasterEvent(c.request.broker_name, True, new_master)])
 
 
-def _no_master_available(c: ElectCtx, winner: Winner) -> Optional[ControllerResult]:
-    if c.request.trigger is not ElectTrigger.CONTROLLER:
+def _no_master_available(o: OutcomeCtx) -> Optional[ControllerResult]:
+    if o.elect.request.trigger is not ElectTrigger.CONTROLLER:
         return None
     # The controller still records that the old master is gone (masterEpoch + 1).
     return _reply(
         ElectMasterResponse(RC.CONTROLLER_MASTER_NOT_AVAILABLE),
-        [ElectMasterEvent(c.request.broker_name, False)],
+        [ElectMasterEvent(o.elect.request.broker_name, False)],
         remark="old master down and no new master elected",
     )
 
 
-def _elect_master_failed(c: ElectCtx, winner: Winner) -> ControllerResult:
-    return _no_master_fields(RC.CONTROLLER_ELECT_MASTER_FAILED, "failed to elect a new master")
-
-
-ELECT_MASTER_OUTCOMES: tuple[str, ...] = (
-    "old_master_still_exists",
-    "new_master_elected",
-    "no_master_available",
-    "elect_master_failed",
+ELECT_MASTER_OUTCOME_RULES: tuple[Rule, ...] = (
+    Rule("old_master_still_exists", _old_master_still_exists),
+    Rule("new_master_elected", _new_master_elected),
+    Rule("no_master_available", _no_master_available),
+    Rule("elect_master_failed", lambda o: _no_master_fields(RC.CONTROLLER_ELECT_MASTER_FAILED, "failed to elect a new master")),
 )
+ELECT_MASTER_OUTCOMES: tuple[str, ...] = tuple(r.name for r in ELECT_MASTER_OUTCOME_RULES)
 
 
 def elect_master(
@@ -546,15 +555,8 @@ def elect_master(
         return attrs.evolve(result, check="broker_set_unknown")
     ctx = ElectCtx(known, request, liveness, config, order)
     _, winner = first_match(profile.elect_winner_rules, ctx)
-    increment = profile.elected_reply_sync_state_set_epoch_increment
-    outcomes = (
-        Rule("old_master_still_exists", lambda w: _old_master_still_exists(ctx, w)),
-        Rule("new_master_elected", lambda w: _new_master_elected(ctx, w, increment)),
-        Rule("no_master_available", lambda w: _no_master_available(ctx, w)),
-        Rule("elect_master_failed", lambda w: _elect_master_failed(ctx, w)),
-    )
-    name, result = first_match(outcomes, winner)
-    return attrs.evolve(result, check=name, detail=winner.rule)
+    outcome = OutcomeCtx(ctx, winner, profile.elected_reply_sync_state_set_epoch_increment)
+    return attrs.evolve(_decide(ELECT_MASTER_OUTCOME_RULES, outcome), detail=winner.rule)
 
 
 # ------------------------------------------------------------------ cleanBrokerData
