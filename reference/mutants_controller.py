@@ -1,0 +1,348 @@
+"""Known-bad variants of the controller-mode spec ("mutants").
+
+Each mutant is a name, the upstream issue it reproduces (None for a synthetic one
+that exists to show an invariant can fail), a description, and the procedures it
+replaces in :class:`spec.controller.rules.ControllerRules` or
+:class:`spec.broker.rules.BrokerRules`. The conformance layer runs them as
+``mutant:NAME`` adapters; tests/controller and tests/broker show that each one is
+caught by the invariant it names.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Mapping, Optional
+
+import attrs
+
+from spec.broker import confirm_offset as _confirm
+from spec.broker import sync_state_set as _sss
+from spec.broker.records import BrokerRoleState
+from spec.broker.role import RoleDecision, RoleOutcome, change_broker_role
+from spec.broker.rules import DEFAULT_BROKER_RULES, BrokerRules
+from spec.controller import api as _api
+from spec.controller import events as _events
+from spec.controller.heartbeat import HeartbeatTable, on_broker_heartbeat
+from spec.controller.profiles import DEFAULT_PROFILE
+from spec.controller.records import AlterSyncStateSetResponse, BrokerRegistration, ResponseCode, SyncStateInfo
+from spec.controller.rules import DEFAULT_RULES, ControllerRules
+from spec.frozenmap import FrozenMap, frozen_map
+
+CONTROLLER = "controller"
+BROKER = "broker"
+
+
+@attrs.frozen(slots=True)
+class Mutant:
+    name: str
+    issue: Optional[str]
+    description: str
+    layer: str  # CONTROLLER or BROKER: which rules bundle it changes
+    replaces: FrozenMap = attrs.field(converter=frozen_map)  # field -> procedure
+    violates: str  # the invariant that catches it
+
+    def apply(self, rules):
+        return attrs.evolve(rules, **dict(self.replaces))
+
+
+# --------------------------------------------------------------------------- controller mutants
+
+
+def _alter_npe_without_master(metadata, request, liveness, **kwargs):
+    """#7293: the master check dereferenced the recorded master; with none it threw, and the
+    controller answered the failed future with a system error."""
+    known = metadata.known(request.broker_name)
+    if known is not None and request.new_sync_state_set != known.sync_state.sync_state_set:
+        if known.sync_state.master_broker_id is None:
+            return _api.ControllerResult(
+                AlterSyncStateSetResponse(ResponseCode.SYSTEM_ERROR), check="null_pointer_exception"
+            )
+    return _api.alter_sync_state_set(metadata, request, liveness, **kwargs)
+
+
+def _alter_ignoring_sync_state_set_epoch(metadata, request, liveness, **kwargs):
+    known = metadata.known(request.broker_name)
+    if known is not None:
+        request = attrs.evolve(request, sync_state_set_epoch=known.sync_state.sync_state_set_epoch)
+    return _api.alter_sync_state_set(metadata, request, liveness, **kwargs)
+
+
+def _elect_reply_old_epoch(metadata, request, liveness, *, profile=None, **kwargs):
+    stale = attrs.evolve(profile or DEFAULT_PROFILE, elected_reply_sync_state_set_epoch_increment=0)
+    return _api.elect_master(metadata, request, liveness, profile=stale, **kwargs)
+
+
+def _elect_always_unclean(metadata, request, liveness, *, config, **kwargs):
+    return _api.elect_master(metadata, request, liveness, config=attrs.evolve(config, enable_elect_unclean_master=True), **kwargs)
+
+
+def _java_int(value: int) -> int:
+    return (value + 2**31) % 2**32 - 2**31
+
+
+def _narrowing_compare(a, b) -> int:
+    """``DefaultElectPolicy``'s comparator before #10578: the offset difference cast to int."""
+    (id_a, ia), (id_b, ib) = a, b
+    if ia is None or ib is None:
+        return (ia is None) - (ib is None) or id_a - id_b
+    if ia.epoch != ib.epoch:
+        result = ib.epoch - ia.epoch
+    elif ia.max_offset != ib.max_offset:
+        result = _java_int(ib.max_offset - ia.max_offset)
+    else:
+        result = ia.election_priority - ib.election_priority
+    return result or id_a - id_b
+
+
+def _order_narrowing(candidates):
+    return [b for b, _ in sorted(candidates, key=functools.cmp_to_key(_narrowing_compare))]
+
+
+def _heartbeat_only_known(table: HeartbeatTable, heartbeat, now: int) -> HeartbeatTable:
+    """#5712: only brokers that registered with *this* controller node had an entry to refresh."""
+    if table.get(heartbeat.identity) is None:
+        return table
+    return on_broker_heartbeat(table, heartbeat, now)
+
+
+def _apply_elect_keeping_master_epoch(metadata, event):
+    after = _events.apply_event(metadata, event)
+    if isinstance(event, _events.ElectMasterEvent) and event.new_master_elected:
+        before, known = metadata.known(event.broker_name), after.known(event.broker_name)
+        if before is not None and known is not None:
+            state = attrs.evolve(known.sync_state, master_epoch=before.sync_state.master_epoch)
+            after = after.with_set(event.broker_name, attrs.evolve(known, sync_state=state))
+    return after
+
+
+def _apply_elect_resetting_epoch(metadata, event):
+    after = _events.apply_event(metadata, event)
+    if isinstance(event, _events.ElectMasterEvent) and event.new_master_elected:
+        known = after.known(event.broker_name)
+        if known is not None:
+            s = known.sync_state
+            state = SyncStateInfo(s.master_broker_id, s.master_epoch, s.sync_state_set, s.master_epoch)
+            after = after.with_set(event.broker_name, attrs.evolve(known, sync_state=state))
+    return after
+
+
+def _apply_broker_id_any_code(metadata, request, liveness=None, **kwargs):
+    found = metadata.get(request.broker_name)
+    if found is not None and found.replicas is not None and found.replicas.is_broker_exist(request.applied_broker_id):
+        return _api.ControllerResult(
+            _api.ApplyBrokerIdResponse(ResponseCode.SUCCESS),
+            (
+                _events.ApplyBrokerIdEvent(
+                    request.cluster_name,
+                    request.broker_name,
+                    request.broker_address,
+                    request.applied_broker_id,
+                    request.register_check_code,
+                ),
+            ),
+            check="broker_id_taken_over",
+        )
+    return _api.apply_broker_id(metadata, request, liveness, **kwargs)
+
+
+def _apply_overwriting_broker_id(metadata, event):
+    if isinstance(event, _events.ApplyBrokerIdEvent):
+        known = metadata.known(event.broker_name)
+        if known is not None and known.replicas.is_broker_exist(event.new_broker_id):
+            registration = BrokerRegistration(event.broker_address, event.register_check_code)
+            replicas = attrs.evolve(known.replicas, brokers=known.replicas.brokers.set(event.new_broker_id, registration))
+            return metadata.with_set(event.broker_name, attrs.evolve(known, replicas=replicas))
+    return _events.apply_event(metadata, event)
+
+
+# --------------------------------------------------------------------------- broker mutants
+
+
+def _in_use_local_only(state):
+    """#5663: only the controller-accepted set counted; a pending expansion did not."""
+    return state.local
+
+
+def _confirm_ignoring_unconnected(max_offset, sync_state_set, master_id, acks, current_confirm_offset):
+    """#6662: a member without a connection simply did not take part in the min."""
+    confirm = max_offset
+    for slave_id, ack in acks.items():
+        if slave_id in sync_state_set and ack > 0:
+            confirm = min(confirm, ack)
+    return _confirm.ConfirmDecision(_confirm.ConfirmOutcome.COMPUTED, confirm)
+
+
+def _confirm_counting_unreported_ack(max_offset, sync_state_set, master_id, acks, current_confirm_offset):
+    """#6728: a connection that had not acked yet (-1) took part in the min."""
+    decision = _confirm.compute_master_confirm_offset(max_offset, sync_state_set, master_id, acks, current_confirm_offset)
+    if decision.outcome is not _confirm.ConfirmOutcome.COMPUTED:
+        return decision
+    members = [ack for slave_id, ack in acks.items() if slave_id in sync_state_set]
+    return attrs.evolve(decision, confirm_offset=min([max_offset, *members]))
+
+
+def _adopt_self(self_id, sync_state_set, epoch):
+    """#6342: the new master took {self} at the controller's syncStateSetEpoch."""
+    return frozenset({self_id}), epoch
+
+
+def _shrink_including_master(local, master_id, caught_up_time, now, config=_sss.DEFAULT_HA_CONFIG):
+    """#7219: the never-connected rule also hit the master, which has no caught-up time."""
+    decision = _sss.maybe_shrink(local, master_id, caught_up_time, now, config)
+    if master_id in local and master_id not in caught_up_time:
+        removed = tuple(sorted((*decision.removed, (master_id, _sss.NEVER_CONNECTED))))
+        return _sss.ShrinkDecision(True, decision.new_set - {master_id}, removed)
+    return decision
+
+
+def _restart_unfenced(persisted: BrokerRoleState) -> BrokerRoleState:
+    """#6508: a restarted broker served writes in its persisted role before the controller confirmed it."""
+    return attrs.evolve(persisted, fenced=False)
+
+
+def _recovered_dispatch_to_log_end(confirm_offset: int, max_offset: int) -> int:
+    """#6609: after a restart the consume queue was rebuilt up to the end of the log."""
+    return max_offset
+
+
+def _queue_offsets_from_consume_queue(log, confirm_offset: int) -> dict[str, int]:
+    """#7689: queue offsets recovered from the consume queue, which stops at confirmOffset."""
+    offsets: dict[str, int] = {}
+    for entry in log:
+        if entry.end <= confirm_offset:
+            offsets[entry.queue] = max(offsets.get(entry.queue, 0), entry.queue_offset + 1)
+    return offsets
+
+
+def _change_role_any_epoch(state, master_broker_id, master_address, master_epoch, *args, **kwargs) -> RoleDecision:
+    """Applies a role notification whatever its masterEpoch."""
+    if master_broker_id is None or master_epoch is None:
+        return RoleDecision(RoleOutcome.NO_MASTER, state)
+    forced = attrs.evolve(state, master_epoch=min(state.master_epoch, master_epoch - 1))
+    return change_broker_role(forced, master_broker_id, master_address, master_epoch, *args, **kwargs)
+
+
+# --------------------------------------------------------------------------- the registry
+
+_ALL = (
+    Mutant(
+        "expand-counted-after-ack", "#5663",
+        "a pending expansion is not counted: writes acknowledged by the old set only",
+        BROKER, {"in_use": _in_use_local_only}, "no_acknowledged_message_lost",
+    ),
+    Mutant(
+        "confirm-offset-ignores-unconnected-member", "#6662",
+        "confirmOffset computed over connected members only, ignoring an in-sync member without a connection",
+        BROKER, {"compute_master_confirm_offset": _confirm_ignoring_unconnected}, "confirm_offset_bounded",
+    ),
+    Mutant(
+        "confirm-offset-counts-unreported-ack", "#6728",
+        "a connection's ack of -1 (not yet reported) enters the confirmOffset min",
+        BROKER, {"compute_master_confirm_offset": _confirm_counting_unreported_ack}, "confirm_offset_bounded",
+    ),
+    Mutant(
+        "new-master-adopts-self", "#6342",
+        "a broker becoming master adopts {self} at the controller's syncStateSetEpoch",
+        BROKER, {"adopt_sync_state_set_on_promotion": _adopt_self}, "sync_state_set_epoch_unique",
+    ),
+    Mutant(
+        "shrink-removes-master", "#7219",
+        "the shrink check drops the master itself (it has no caught-up time)",
+        BROKER, {"maybe_shrink": _shrink_including_master}, "master_in_sync_state_set",
+    ),
+    Mutant(
+        "alter-without-master-crashes", "#7293",
+        "alterSyncStateSet on a set without a master throws (NPE): a system-error reply",
+        CONTROLLER, {"alter_sync_state_set": _alter_npe_without_master}, "reply_code_allowed",
+    ),
+    Mutant(
+        "elect-reply-old-sync-state-set-epoch", "#5045",
+        "the electMaster reply reports the old syncStateSetEpoch",
+        CONTROLLER, {"elect_master": _elect_reply_old_epoch}, "reply_matches_state",
+    ),
+    Mutant(
+        "no-periodic-reelect", "#6382",
+        "no periodic re-elect scan: a dead master whose expiry election was missed stays recorded",
+        CONTROLLER, {"scan_need_reelect_broker_sets": lambda metadata, liveness: ()}, "no_stuck_dead_master",
+    ),
+    Mutant(
+        "heartbeat-of-unknown-broker-ignored", "#5712",
+        "heartbeats refresh only brokers that registered with this controller node (lost after a leader change)",
+        CONTROLLER, {"on_broker_heartbeat": _heartbeat_only_known}, "no_stuck_dead_master",
+    ),
+    Mutant(
+        "elect-offset-comparator-overflow", "#10578",
+        "candidates ordered with the maxOffset difference narrowed to a 32-bit int",
+        CONTROLLER, {"candidate_order": _order_narrowing}, "elected_master_most_up_to_date",
+    ),
+    Mutant(
+        "writes-before-role-confirmed", "#6508",
+        "a restarted broker is not fenced: it takes writes in its persisted role before registering",
+        BROKER, {"on_restart": _restart_unfenced}, "no_acknowledged_message_lost",
+    ),
+    Mutant(
+        "consume-queue-past-confirm-offset", "#6609",
+        "after a restart the consume queue is rebuilt past confirmOffset",
+        BROKER, {"recovered_dispatch_end": _recovered_dispatch_to_log_end}, "consumed_message_never_truncated",
+    ),
+    Mutant(
+        "queue-offsets-reused-after-restart", "#7689",
+        "after a restart queue offsets continue from confirmOffset, reusing those of later messages",
+        BROKER, {"next_queue_offsets_after_recovery": _queue_offsets_from_consume_queue}, "queue_offsets_never_reused",
+    ),
+    Mutant(
+        "alter-ignores-sync-state-set-epoch", None,
+        "alterSyncStateSet skips the syncStateSetEpoch check (not a compare-and-set)",
+        CONTROLLER, {"alter_sync_state_set": _alter_ignoring_sync_state_set_epoch}, "alter_is_compare_and_set",
+    ),
+    Mutant(
+        "unclean-pass-always", None,
+        "the elect policy falls back to all replicas even with enableElectUncleanMaster off",
+        CONTROLLER, {"elect_master": _elect_always_unclean}, "elected_master_was_eligible",
+    ),
+    Mutant(
+        "apply-broker-id-ignores-check-code", None,
+        "applyBrokerId hands out a held id whatever the check code, and applying it overwrites the holder",
+        CONTROLLER,
+        {"apply_broker_id": _apply_broker_id_any_code, "apply_event": _apply_overwriting_broker_id},
+        "broker_id_check_code_stable",
+    ),
+    Mutant(
+        "elect-keeps-master-epoch", None,
+        "an election installs the new master without bumping masterEpoch",
+        CONTROLLER, {"apply_event": _apply_elect_keeping_master_epoch}, "one_master_per_master_epoch",
+    ),
+    Mutant(
+        "elect-resets-sync-state-set-epoch", None,
+        "an election sets syncStateSetEpoch to the new masterEpoch",
+        CONTROLLER, {"apply_event": _apply_elect_resetting_epoch}, "epochs_never_decrease",
+    ),
+    Mutant(
+        "apply-role-without-epoch-check", None,
+        "a broker applies any role notification, older masterEpochs included",
+        BROKER, {"change_broker_role": _change_role_any_epoch}, "never_apply_older_epoch",
+    ),
+)
+
+MUTANTS: Mapping[str, Mutant] = {m.name: m for m in _ALL}
+
+
+def get_mutant(name: str) -> Mutant:
+    try:
+        return MUTANTS[name]
+    except KeyError:
+        raise ValueError(f"unknown controller mutant {name!r}; known: {', '.join(sorted(MUTANTS))}") from None
+
+
+def controller_rules(name: Optional[str], base: ControllerRules = DEFAULT_RULES) -> ControllerRules:
+    """The controller rules with mutant ``name`` applied (unchanged for a broker mutant or None)."""
+    if name is None:
+        return base
+    mutant = get_mutant(name)
+    return mutant.apply(base) if mutant.layer == CONTROLLER else base
+
+
+def broker_rules(name: Optional[str], base: BrokerRules = DEFAULT_BROKER_RULES) -> BrokerRules:
+    if name is None:
+        return base
+    mutant = get_mutant(name)
+    return mutant.apply(base) if mutant.layer == BROKER else base

@@ -1,0 +1,63 @@
+"""confirmOffset: the end of what consumers may see.
+
+Consumers see only messages below confirmOffset, so a message that a later failover
+may truncate is never delivered.
+
+* Master: ``min(maxOffset, acks > 0 of the connected members of local | proposed)``.
+  If some member (other than the master) has no connection, the value stays where it
+  was: its replica may lack what the others acked (#6662). Acks <= 0 come from
+  connections that have not reported yet and are skipped (#6728).
+* Slave: ``min(confirmOffset from the master's transfer header, own maxOffset)``.
+"""
+from __future__ import annotations
+
+import enum
+from typing import Mapping
+
+import attrs
+
+
+class ConfirmOutcome(enum.Enum):
+    COMPUTED = "COMPUTED"
+    MEMBER_NOT_CONNECTED = "MEMBER_NOT_CONNECTED"  # kept where it was
+
+
+@attrs.frozen(slots=True)
+class ConfirmDecision:
+    outcome: ConfirmOutcome
+    confirm_offset: int
+    unconnected: tuple[int, ...] = ()
+
+
+def compute_master_confirm_offset(
+    max_offset: int,
+    sync_state_set: frozenset[int],
+    master_id: int,
+    acks: Mapping[int, int],
+    current_confirm_offset: int,
+) -> ConfirmDecision:
+    """``computeConfirmOffset``; ``sync_state_set`` is local | proposed, ``acks`` the ack
+    offset of every open connection by slave id."""
+    unconnected = tuple(sorted(m for m in sync_state_set if m != master_id and m not in acks))
+    if unconnected:
+        return ConfirmDecision(ConfirmOutcome.MEMBER_NOT_CONNECTED, current_confirm_offset, unconnected)
+    confirm = max_offset
+    for slave_id, ack in acks.items():
+        if slave_id in sync_state_set and ack > 0:
+            confirm = min(confirm, ack)
+    return ConfirmDecision(ConfirmOutcome.COMPUTED, confirm)
+
+
+def slave_confirm_offset(header_confirm_offset: int, own_max_offset: int) -> int:
+    return min(header_confirm_offset, own_max_offset)
+
+
+def dispatch_end(confirm_offset: int, max_offset: int) -> int:
+    """How far the consume queue may be built: up to confirmOffset, never past the log."""
+    return min(confirm_offset, max_offset)
+
+
+def recovered_dispatch_end(confirm_offset: int, max_offset: int) -> int:
+    """After a restart the consume queue is rebuilt up to the recovered confirmOffset
+    too, not to the end of the log (building past it was #6609)."""
+    return dispatch_end(confirm_offset, max_offset)
