@@ -120,7 +120,10 @@ def generate_dledger_script(config: RunConfig, timing: Timing = DEFAULT_TIMING) 
                 steps.append(Step("net", ("default",)))
         elif choice == "append":
             body += 1
-            steps.append(Step("append-leader", (f"m{body}",)))
+            if rng.random() < 0.25:  # clients sometimes reach a node that does not lead
+                steps.append(Step("append", (rng.choice(nodes), f"m{body}")))
+            else:
+                steps.append(Step("append-leader", (f"m{body}",)))
         if choice in ("partition", "block", "isolate-leader") and rng.random() < 0.3:
             steps.append(Step("heal"))
         ms = rng.randint(100, 4000)
