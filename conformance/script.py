@@ -31,6 +31,7 @@ import attrs
 
 from conformance.errors import UserError
 
+STEP_TOO = ("net",)  # a header line before the first step, a step after it
 HEADER_KEYS = ("scenario", "profile", "nodes", "seed", "adapter", "start-spread", "boot", "net", "manual", "option")
 
 
@@ -139,7 +140,7 @@ def parse_script(text: str, source: str = "<script>") -> Script:
                     raise UserError(f"{source}:{number}: {key!r} takes exactly one value")
                 header[key] = args[0]
             continue
-        if key in HEADER_KEYS:
+        if key in HEADER_KEYS and key not in STEP_TOO:
             raise UserError(f"{source}:{number}: header line {key!r} after the first step")
         steps.append(Step(key, args, number))
     if "scenario" not in header:

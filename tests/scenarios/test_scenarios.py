@@ -49,3 +49,19 @@ def test_every_dledger_invariant_has_a_mutant_counterexample():
     for p in MUTANT_SCRIPTS:
         covered |= expected_violations(read_script(str(p)))
     assert set(INVARIANTS) <= covered
+
+
+# Behaviour scripts (expect lines, no invariant involved) that a behaviour mutant fails.
+BEHAVIOUR_KILLS = [
+    ("dledger/first-round-after-timeout-at-old-term.rmqha", "pr37-no-parse-reset"),
+    ("dledger/isolated-node-keeps-its-term.rmqha", "issue282-vote-blocked-while-candidate"),
+]
+
+
+@pytest.mark.parametrize("name,mutant", BEHAVIOUR_KILLS, ids=[m for _, m in BEHAVIOUR_KILLS])
+def test_behaviour_script_kills_mutant(name, mutant):
+    from conformance.scenarios.base import ExpectationFailed
+
+    script = read_script(str(HERE / name))
+    with pytest.raises(ExpectationFailed):
+        execute(script, f"mutant:{mutant}", record_trace=False)
