@@ -99,8 +99,12 @@ def _commit_effects(commit_index: int, new_end: int, committed_index: int) -> tu
 
 def _compare_g2(request: PushEntryRequest, log: Sequence[Entry]) -> PushDecision:
     end = len(log) - 1
-    if request.prev_index == NO_INDEX and request.prev_term == NO_TERM:
-        return _answer(request, ResponseCode.SUCCESS, end, "compare_empty_leader")
+    if request.prev_index < 0:
+        # Before the first entry the term is -1 (ledgerBeforeBeginTerm): only the
+        # empty-leader compare (-1, -1) matches there, and no hint can be given.
+        if request.prev_index == NO_INDEX and request.prev_term == NO_TERM:
+            return _answer(request, ResponseCode.SUCCESS, end, "compare_empty_leader")
+        return _answer(request, ResponseCode.INCONSISTENT_STATE, end, "compare_before_first")
     if end >= request.prev_index:
         local_term = log[request.prev_index].term
         if local_term == request.prev_term:
@@ -146,6 +150,9 @@ def handle_push(
     if kind is PushType.COMPARE:
         return _COMPARE[profile.log_generation](request, log)
     if kind is PushType.TRUNCATE:
+        if not 0 <= request.prev_index <= end + 1:
+            # the store cannot truncate there (DLedgerStore.truncate's index check)
+            return _answer(request, ResponseCode.INCONSISTENT_STATE, end, "truncate_out_of_range")
         # Keep entries < prev_index, then write the entries sent along (G1 rewrites
         # the matched entry itself; G2 sends none).
         new_end = request.prev_index - 1 + len(request.entries)
@@ -172,8 +179,10 @@ PUSH_ROWS = (
     "compare_match",
     "compare_conflict_hint",
     "compare_beyond_end",
+    "compare_before_first",
     "compare_mismatch",
     "truncate",
+    "truncate_out_of_range",
     "append",
     "append_out_of_order",
     "commit",

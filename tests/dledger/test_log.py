@@ -47,6 +47,9 @@ PUSH_TABLE = [
     ("compare_match", DLEDGER_0_4, push(T.COMPARE, 2, 2), -1, C.SUCCESS, 3, None, ()),
     ("compare_conflict_hint", DLEDGER_0_4, push(T.COMPARE, 3, 3), -1, C.INCONSISTENT_STATE, 3, (2, 2), ()),
     ("compare_beyond_end", DLEDGER_0_4, push(T.COMPARE, 7, 3), -1, C.INCONSISTENT_STATE, 3, None, ()),
+    ("compare_before_first", DLEDGER_0_4, push(T.COMPARE, -1, 2), -1, C.INCONSISTENT_STATE, 3, None, ()),
+    ("truncate_out_of_range", DLEDGER_0_4, push(T.TRUNCATE, 9), -1, C.INCONSISTENT_STATE, 3, None, ()),
+    ("truncate_out_of_range", DLEDGER_0_4, push(T.TRUNCATE, -1), -1, C.INCONSISTENT_STATE, 3, None, ()),
     ("compare_match", DLEDGER_0_2, push(T.COMPARE, 1, 1), -1, C.SUCCESS, 3, None, ()),
     ("compare_mismatch", DLEDGER_0_2, push(T.COMPARE, 3, 3), -1, C.INCONSISTENT_STATE, 3, None, ()),
     ("truncate", DLEDGER_0_4, push(T.TRUNCATE, 2, commit=5), 3, C.SUCCESS, 1, None,
@@ -72,6 +75,24 @@ def test_handle_push(case):
 
 def test_push_table_names_every_row():
     assert {c[0] for c in PUSH_TABLE} == set(PUSH_ROWS)
+
+
+@given(st.builds(PushEntryRequest, st.integers(-1, 7), st.sampled_from(["n2", "n3"]), st.sampled_from(list(T)),
+                 st.integers(-1, 9), st.integers(-3, 9), st.integers(-1, 5),
+                 st.lists(st.builds(Entry, st.integers(0, 9), st.integers(0, 5)), max_size=3).map(tuple)),
+       st.integers(-1, 3), st.sampled_from([DLEDGER_0_2, DLEDGER_0_4]))
+def test_handle_push_never_breaks_the_log(request, committed, profile):
+    d = handle_push(follower(), request, LOCAL, committed, profile)
+    flog = list(LOCAL)
+    for e in d.effects:
+        if isinstance(e, TruncateLog):
+            assert 0 <= e.from_index <= len(flog)
+            del flog[e.from_index:]
+        elif isinstance(e, AppendEntries):
+            flog.extend(e.entries)
+        elif isinstance(e, AdvanceCommitIndex):
+            assert committed < e.index <= len(flog) - 1
+    assert [x.index for x in flog] == list(range(len(flog))) or d.response.code is not C.SUCCESS
 
 
 def test_follower_commit_never_beyond_its_end_nor_backwards():

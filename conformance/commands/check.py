@@ -1,0 +1,41 @@
+"""``rmqha check --adapter SPEC``: run a campaign and write its report, in one step.
+
+The campaign's results go to a new directory under ``--out`` (one per check, named
+after the campaign, so earlier results are never overwritten); the report is
+(re)built in ``--report``.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from conformance.commands import report as report_command
+from conformance.commands import run as run_command
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "check",
+        help="run a campaign against an implementation and write its conformance report (Spark)",
+        description=__doc__,
+    )
+    run_command.add_campaign_arguments(p)
+    p.add_argument("--out", default="rmqha-results",
+                   help="parent directory of campaign results (default: %(default)s)")
+    p.add_argument("--report", default="rmqha-report", help="report directory (default: %(default)s)")
+    p.set_defaults(func=run, resume=False)
+
+
+def run(args) -> int:
+    started = time.perf_counter()
+    spec = run_command.campaign_spec_from(args)
+    results = Path(args.out) / spec.campaign
+    args.campaign = spec.campaign
+    summary = run_command.execute_campaign(args, str(results))
+    print(f"{summary['runs']} runs: {summary['fail']} failed, {summary['error']} errors; results in {results}")
+    master = args.master if not args.no_spark else "local[*]"
+    data = report_command.build(str(results), args.report, master)
+    print(f"report: {args.report}/report.html, {args.report}/report.md, {args.report}/summary.json "
+          f"({time.perf_counter() - started:.1f} s in all)")
+    failing = [m for m in data["matrix"] if m["cell"] in ("fail", "error") and not m["known_profile_difference"]]
+    return 1 if failing else 0

@@ -1,0 +1,181 @@
+"""Writing and reading campaign directories, atomically and defensively.
+
+Layout of a campaign directory::
+
+    manifest.json                 what was asked (config, seeds, adapters, rmqha and schema version)
+    chunks/<chunk>.json           commit marker of one chunk: its part files and row counts
+    runs/<chunk>.parquet          one part per committed chunk, in each of the five tables
+    properties/<chunk>.parquet
+    ...
+
+A chunk's part files are first written under ``_staging/`` and renamed into place;
+the chunk exists only once its marker is renamed into ``chunks/``. A campaign killed
+at any moment therefore leaves only complete chunks (readers ignore part files that
+no marker names, and ``--resume`` discards them and reruns those chunks), so no run
+is ever lost, duplicated or half-written.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any, Iterable
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from conformance.errors import UserError
+from conformance.results.schema import SCHEMA_VERSION, SCHEMAS, TABLES
+
+MANIFEST = "manifest.json"
+CHUNKS = "chunks"
+STAGING = "_staging"
+
+
+def _write_json_atomic(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, sort_keys=True)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def write_manifest(out: Path, manifest: dict) -> None:
+    _write_json_atomic(Path(out) / MANIFEST, {**manifest, "schema_version": SCHEMA_VERSION})
+
+
+def read_manifest(out: Path) -> dict:
+    path = Path(out) / MANIFEST
+    try:
+        with open(path, encoding="utf-8") as f:
+            manifest = json.load(f)
+    except FileNotFoundError:
+        raise UserError(f"{out}: not a campaign directory (no {MANIFEST})") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: unreadable manifest ({exc})") from None
+    if not isinstance(manifest, dict) or "schema_version" not in manifest:
+        raise UserError(f"{path}: manifest has no schema_version")
+    if manifest["schema_version"] != SCHEMA_VERSION:
+        raise UserError(
+            f"{path}: results schema version {manifest['schema_version']}, this rmqha reads version {SCHEMA_VERSION}"
+        )
+    return manifest
+
+
+def commit_chunk(out: Path, chunk: str, tables: dict[str, pa.Table]) -> dict:
+    """Write one chunk's tables and commit it (the marker is the last, atomic step)."""
+    out = Path(out)
+    staging = out / STAGING / f"{chunk}-{uuid.uuid4().hex[:8]}"
+    staging.mkdir(parents=True)
+    files = {}
+    for name in TABLES:
+        table = tables[name]
+        pq.write_table(table, staging / f"{name}.parquet")
+        files[name] = {"file": f"{name}/{chunk}.parquet", "rows": table.num_rows}
+    for name in TABLES:
+        (out / name).mkdir(exist_ok=True)
+        os.replace(staging / f"{name}.parquet", out / files[name]["file"])
+    shutil.rmtree(staging, ignore_errors=True)
+    marker = {"chunk": chunk, "tables": files, "schema_version": SCHEMA_VERSION}
+    _write_json_atomic(out / CHUNKS / f"{chunk}.json", marker)
+    return marker
+
+
+def committed_chunks(out: Path) -> dict[str, dict]:
+    folder = Path(out) / CHUNKS
+    if not folder.is_dir():
+        return {}
+    markers = {}
+    for path in sorted(folder.glob("*.json")):
+        try:
+            with open(path, encoding="utf-8") as f:
+                marker = json.load(f)
+        except (OSError, json.JSONDecodeError) as exc:
+            raise UserError(f"{path}: corrupt chunk marker ({exc})") from None
+        markers[marker.get("chunk", path.stem)] = marker
+    return markers
+
+
+def discard_uncommitted(out: Path) -> int:
+    """Remove staging leftovers and part files no marker names (after a kill)."""
+    out = Path(out)
+    shutil.rmtree(out / STAGING, ignore_errors=True)
+    named = {t["file"] for m in committed_chunks(out).values() for t in m["tables"].values()}
+    removed = 0
+    for name in TABLES:
+        for part in (out / name).glob("*.parquet") if (out / name).is_dir() else ():
+            if f"{name}/{part.name}" not in named:
+                part.unlink()
+                removed += 1
+    return removed
+
+
+def validated_parts(out: Path) -> tuple[dict, dict[str, list[str]]]:
+    """Check a campaign directory before anything reads it; return (manifest, table -> files).
+
+    Every problem is a one-line UserError: a missing or empty directory, a manifest of
+    another schema version, a chunk whose files are missing, truncated or corrupt, a
+    part whose schema is not this version's, row counts that do not match the marker,
+    or rows that belong to another campaign or adapter than the manifest says.
+    """
+    out = Path(out)
+    if not out.exists():
+        raise UserError(f"{out}: no such directory")
+    if not out.is_dir():
+        raise UserError(f"{out}: not a directory")
+    if not any(out.iterdir()):
+        raise UserError(f"{out}: empty directory, no campaign results")
+    manifest = read_manifest(out)
+    markers = committed_chunks(out)
+    if not markers:
+        raise UserError(f"{out}: the campaign has no committed runs yet")
+    parts: dict[str, list[str]] = {t: [] for t in TABLES}
+    adapters = set(manifest.get("adapters", {}))
+    for chunk, marker in sorted(markers.items()):
+        if marker.get("schema_version") != SCHEMA_VERSION:
+            raise UserError(f"{out}: chunk {chunk} has schema version {marker.get('schema_version')}, "
+                            f"expected {SCHEMA_VERSION} (mixed schema versions)")
+        for name in TABLES:
+            entry = marker["tables"].get(name)
+            if entry is None:
+                raise UserError(f"{out}: chunk {chunk} lists no {name} part")
+            path = out / entry["file"]
+            try:
+                meta = pq.read_metadata(path)
+                schema = pq.read_schema(path)
+            except FileNotFoundError:
+                raise UserError(f"{path}: missing part file of committed chunk {chunk}") from None
+            except (OSError, pa.ArrowException) as exc:
+                raise UserError(f"{path}: corrupt or truncated Parquet file ({str(exc).splitlines()[0]})") from None
+            version = (schema.metadata or {}).get(b"rmqha.schema_version", b"?").decode()
+            if version != str(SCHEMA_VERSION):
+                raise UserError(f"{path}: schema version {version}, expected {SCHEMA_VERSION} (mixed schema versions)")
+            if not schema.equals(SCHEMAS[name], check_metadata=False):
+                raise UserError(f"{path}: columns do not match the {name} schema version {SCHEMA_VERSION}")
+            if meta.num_rows != entry["rows"]:
+                raise UserError(f"{path}: {meta.num_rows} rows, the chunk marker says {entry['rows']}")
+            parts[name].append(str(path))
+        if adapters:
+            runs = pq.read_table(out / marker["tables"]["runs"]["file"], columns=["campaign", "adapter"])
+            found = set(runs.column("adapter").to_pylist())
+            if not found <= adapters:
+                raise UserError(f"{out}: chunk {chunk} holds runs of adapter(s) {sorted(found - adapters)} "
+                                f"that the manifest does not list")
+            campaigns = set(runs.column("campaign").to_pylist())
+            if campaigns and campaigns != {manifest.get("campaign")}:
+                raise UserError(f"{out}: chunk {chunk} holds runs of campaign {sorted(campaigns)}, "
+                                f"the manifest says {manifest.get('campaign')!r}")
+    return manifest, parts
+
+
+def read_table(out: Path, name: str, files: Iterable[str] | None = None) -> pa.Table:
+    """Read one table of a validated campaign directory with pyarrow (small data, tests)."""
+    if files is None:
+        files = validated_parts(out)[1][name]
+    tables = [pq.read_table(f) for f in files]
+    return pa.concat_tables(tables) if tables else SCHEMAS[name].empty_table()

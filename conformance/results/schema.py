@@ -1,0 +1,160 @@
+"""The results datasets: versioned Parquet tables written by campaigns, read by reports.
+
+A campaign directory holds one ``manifest.json`` and five tables, each a folder of
+Parquet part files (one part per committed chunk of runs):
+
+| table | one row per | key |
+|---|---|---|
+| ``runs`` | run | (adapter, seed) |
+| ``properties`` | run x property | (adapter, seed, property) |
+| ``metrics`` | measurement (a run may report a metric several times) | (adapter, seed, metric) |
+| ``coverage`` | run x spec outcome exercised | (adapter, seed, procedure, outcome) |
+| ``counterexamples`` | failing run (its minimal scenario) | (adapter, seed) |
+
+``docs/results-schema.md`` documents every column. Bump ``SCHEMA_VERSION`` on any
+incompatible change; readers refuse other versions rather than mixing them.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+import pyarrow as pa
+
+from conformance.runresult import RunResult
+
+SCHEMA_VERSION = 1
+TABLES = ("runs", "properties", "metrics", "coverage", "counterexamples")
+
+_KEY = [
+    ("campaign", pa.string()),
+    ("adapter", pa.string()),
+    ("seed", pa.int64()),
+]
+
+RUNS = pa.schema(
+    _KEY
+    + [
+        ("implementation", pa.string()),
+        ("implementation_version", pa.string()),
+        ("profile", pa.string()),
+        ("scenario", pa.string()),
+        ("group_size", pa.int32()),
+        ("fault_mix", pa.string()),
+        ("duration_ms", pa.int64()),
+        ("steps", pa.int64()),
+        ("simulated_ms", pa.int64()),
+        ("wall_ms", pa.float64()),
+        ("elections", pa.int32()),
+        ("leader_changes", pa.int32()),
+        ("max_term", pa.int64()),
+        ("verdict", pa.string()),
+        ("first_violation", pa.string()),
+        ("first_violation_step", pa.int32()),
+        ("error", pa.string()),
+        # denormalised from ``properties`` so that reports over millions of runs scan one table
+        ("failed_properties", pa.list_(pa.string())),
+        ("not_applicable_properties", pa.list_(pa.string())),
+        ("time_to_first_leader_ms", pa.float64()),
+    ],
+    metadata={"rmqha.table": "runs", "rmqha.schema_version": str(SCHEMA_VERSION)},
+)
+
+PROPERTIES = pa.schema(
+    _KEY
+    + [
+        ("scenario", pa.string()),
+        ("property", pa.string()),
+        ("verdict", pa.string()),  # pass, fail, error, not_applicable
+        ("violations", pa.int32()),
+        ("first_step", pa.int32()),
+    ],
+    metadata={"rmqha.table": "properties", "rmqha.schema_version": str(SCHEMA_VERSION)},
+)
+
+METRICS = pa.schema(
+    _KEY + [("scenario", pa.string()), ("metric", pa.string()), ("value", pa.float64())],
+    metadata={"rmqha.table": "metrics", "rmqha.schema_version": str(SCHEMA_VERSION)},
+)
+
+COVERAGE = pa.schema(
+    _KEY
+    + [("scenario", pa.string()), ("procedure", pa.string()), ("outcome", pa.string()), ("count", pa.int64())],
+    metadata={"rmqha.table": "coverage", "rmqha.schema_version": str(SCHEMA_VERSION)},
+)
+
+COUNTEREXAMPLES = pa.schema(
+    _KEY
+    + [
+        ("scenario", pa.string()),
+        ("profile", pa.string()),
+        ("property", pa.string()),
+        ("message", pa.string()),
+        ("script", pa.string()),
+        ("trace_jsonl", pa.string()),
+        ("original_steps", pa.int32()),
+        ("shrunk_steps", pa.int32()),
+    ],
+    metadata={"rmqha.table": "counterexamples", "rmqha.schema_version": str(SCHEMA_VERSION)},
+)
+
+SCHEMAS: dict[str, pa.Schema] = {
+    "runs": RUNS,
+    "properties": PROPERTIES,
+    "metrics": METRICS,
+    "coverage": COVERAGE,
+    "counterexamples": COUNTEREXAMPLES,
+}
+
+
+def flatten(results: Iterable[RunResult]) -> dict[str, pa.Table]:
+    """Turn run results into one Arrow table per dataset."""
+    rows: dict[str, list[dict]] = {t: [] for t in TABLES}
+    for r in results:
+        c = r.config
+        key = {"campaign": c.campaign, "adapter": c.adapter, "seed": c.seed}
+        rows["runs"].append(
+            {
+                **key,
+                "implementation": r.implementation,
+                "implementation_version": r.implementation_version,
+                "profile": c.profile,
+                "scenario": c.scenario,
+                "group_size": c.group_size,
+                "fault_mix": c.fault_mix,
+                "duration_ms": c.duration_ms,
+                "steps": r.steps,
+                "simulated_ms": r.simulated_ms,
+                "wall_ms": r.wall_ms,
+                "elections": r.elections,
+                "leader_changes": r.leader_changes,
+                "max_term": r.max_term,
+                "verdict": r.verdict,
+                "first_violation": r.first_violation,
+                "first_violation_step": r.first_violation_step,
+                "error": r.error,
+                "failed_properties": [p.name for p in r.properties if p.verdict == "fail"],
+                "not_applicable_properties": [p.name for p in r.properties if p.verdict == "not_applicable"],
+                "time_to_first_leader_ms": next(
+                    (m.value for m in r.metrics if m.name == "time_to_first_leader_ms"), None
+                ),
+            }
+        )
+        for p in r.properties:
+            rows["properties"].append(
+                {**key, "scenario": c.scenario, "property": p.name, "verdict": p.verdict,
+                 "violations": p.violations, "first_step": p.first_step}
+            )
+        for m in r.metrics:
+            rows["metrics"].append({**key, "scenario": c.scenario, "metric": m.name, "value": m.value})
+        for cv in r.coverage:
+            rows["coverage"].append(
+                {**key, "scenario": c.scenario, "procedure": cv.procedure, "outcome": cv.outcome, "count": cv.count}
+            )
+        if r.counterexample is not None:
+            x = r.counterexample
+            rows["counterexamples"].append(
+                {**key, "scenario": c.scenario, "profile": c.profile, "property": x.property, "message": x.message,
+                 "script": x.script, "trace_jsonl": x.trace_jsonl, "original_steps": x.original_steps,
+                 "shrunk_steps": x.shrunk_steps}
+            )
+    return {t: pa.Table.from_pylist(rows[t], schema=SCHEMAS[t]) for t in TABLES}

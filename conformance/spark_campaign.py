@@ -1,0 +1,274 @@
+"""Campaigns as Spark jobs (or in one plain process), written chunk by chunk.
+
+A campaign is cut into *chunks*: a contiguous seed range of one adapter. Chunks are
+Spark partitions; each executor runs its chunk's seeds with ``run_one``, writes the
+chunk's five Parquet parts and commits it (``conformance.results.io.commit_chunk``),
+and returns one small status row. The driver submits chunks in waves of a few per
+core and advances a progress bar as waves complete. Because a chunk is the unit of
+commit, ``--resume`` reruns exactly the chunks that have no marker: no run is lost or
+duplicated, whatever moment the campaign was killed at.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import time
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+import attrs
+import pyarrow as pa
+
+from conformance.campaign import FAULT_MIXES, get_scenario, plan_configs, run_one
+from conformance.errors import UserError
+from conformance.results import io
+from conformance.results.schema import flatten
+from conformance.runresult import Coverage, PropertyVerdict, RunConfig, RunResult
+from conformance.targets import rmqha_version
+
+
+@attrs.frozen(slots=True)
+class CampaignSpec:
+    campaign: str
+    scenario: str
+    adapters: tuple[str, ...]
+    runs: int  # per adapter
+    first_seed: int = 0
+    profile: str | None = None
+    group_sizes: tuple[int, ...] = (3, 5)
+    fault_mixes: tuple[str, ...] = ("mixed", "crash", "partition", "lossy", "none")
+    duration_ms: int = 30_000
+    chunk_size: int = 50
+
+    def to_json(self) -> dict:
+        return attrs.asdict(self, recurse=True, value_serializer=lambda inst, field, v: list(v) if isinstance(v, tuple) else v)
+
+    @classmethod
+    def from_json(cls, d: dict) -> "CampaignSpec":
+        fields = {f.name for f in attrs.fields(cls)}
+        kw = {k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items() if k in fields}
+        return cls(**kw)
+
+
+@attrs.frozen(slots=True)
+class Chunk:
+    id: str
+    adapter: str
+    first_seed: int
+    last_seed: int  # exclusive
+
+    @property
+    def runs(self) -> int:
+        return self.last_seed - self.first_seed
+
+
+def plan_chunks(spec: CampaignSpec) -> list[Chunk]:
+    chunks = []
+    for a, adapter in enumerate(spec.adapters):
+        for start in range(spec.first_seed, spec.first_seed + spec.runs, spec.chunk_size):
+            end = min(start + spec.chunk_size, spec.first_seed + spec.runs)
+            chunks.append(Chunk(f"a{a:02d}-s{start:09d}", adapter, start, end))
+    return chunks
+
+
+def chunk_configs(spec: CampaignSpec, chunk: Chunk) -> Iterator[RunConfig]:
+    return plan_configs(
+        spec.campaign,
+        chunk.runs,
+        chunk.first_seed,
+        spec.scenario,
+        (chunk.adapter,),
+        spec.profile,
+        spec.group_sizes,
+        spec.fault_mixes,
+        spec.duration_ms,
+    )
+
+
+def _error_result(config: RunConfig, message: str) -> RunResult:
+    scenario = get_scenario(config.scenario)
+    return RunResult(
+        config=config,
+        implementation="?",
+        implementation_version="?",
+        verdict="error",
+        steps=0,
+        simulated_ms=0,
+        wall_ms=0.0,
+        elections=0,
+        leader_changes=0,
+        max_term=0,
+        properties=tuple(PropertyVerdict(p, "error") for p in scenario.properties),
+        error=message,
+    )
+
+
+def run_chunk(spec: CampaignSpec, chunk: Chunk, run_fn: Callable[[RunConfig], RunResult] = run_one) -> list[RunResult]:
+    """Run every seed of a chunk; a run that raises becomes an ``error`` result."""
+    results = []
+    for config in chunk_configs(spec, chunk):
+        try:
+            results.append(run_fn(config))
+        except UserError:
+            raise
+        except Exception as exc:  # the implementation under test broke the harness
+            results.append(_error_result(config, f"{type(exc).__name__}: {exc}".splitlines()[0][:500]))
+    return results
+
+
+def execute_and_commit(out: str, spec: CampaignSpec, chunk: Chunk, run_fn=run_one) -> dict:
+    started = time.perf_counter()
+    results = run_chunk(spec, chunk, run_fn)
+    io.commit_chunk(Path(out), chunk.id, flatten(results))
+    verdicts = [r.verdict for r in results]
+    return {
+        "chunk": chunk.id,
+        "runs": len(results),
+        "fail": verdicts.count("fail"),
+        "error": verdicts.count("error"),
+        "seconds": time.perf_counter() - started,
+    }
+
+
+# ---------------------------------------------------------------- manifest
+
+
+def adapter_info(adapter: str, scenario: str, profile: str | None) -> dict:
+    from conformance.fingerprint import describe_adapter
+
+    return describe_adapter(adapter, scenario, profile)
+
+
+def new_manifest(spec: CampaignSpec, chunks: Sequence[Chunk]) -> dict:
+    scenario = get_scenario(spec.scenario)
+    return {
+        "campaign": spec.campaign,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "rmqha_version": rmqha_version(),
+        "spec": spec.to_json(),
+        "chunks": [c.id for c in chunks],
+        "adapters": {a: adapter_info(a, spec.scenario, spec.profile) for a in spec.adapters},
+        "properties": {spec.scenario: list(scenario.properties)},
+        "outcomes": {spec.scenario: {k: list(v) for k, v in scenario.outcomes.items()}},
+        "known_profile_differences": scenario_known_differences(spec),
+    }
+
+
+def scenario_known_differences(spec: CampaignSpec) -> dict:
+    if spec.scenario != "dledger":
+        return {}
+    from spec.dledger.profiles import PROFILES
+    from spec.invariants.dledger import INVARIANTS, known_profile_difference
+
+    return {p.name: [i for i in INVARIANTS if known_profile_difference(i, p)] for p in PROFILES.values()}
+
+
+# ---------------------------------------------------------------- drivers
+
+
+def _validate(spec: CampaignSpec) -> None:
+    get_scenario(spec.scenario)
+    if spec.runs < 1:
+        raise UserError("--runs must be at least 1")
+    if not spec.adapters:
+        raise UserError("at least one --adapter is needed")
+    for mix in spec.fault_mixes:
+        if mix not in FAULT_MIXES:
+            raise UserError(f"unknown fault mix {mix!r} (known: {', '.join(FAULT_MIXES)})")
+    for a in spec.adapters:  # resolve now: a bad adapter is a one-line error before any work
+        adapter_info(a, spec.scenario, spec.profile)
+
+
+def prepare(out: Path, spec: CampaignSpec | None, resume: bool) -> tuple[CampaignSpec, list[Chunk]]:
+    """Create the campaign directory, or pick an interrupted one up; return what is left."""
+    out = Path(out)
+    if resume:
+        manifest = io.read_manifest(out)
+        stored = CampaignSpec.from_json(manifest["spec"])
+        if spec is not None and spec != stored:
+            raise UserError(f"{out}: --resume with different campaign settings than the manifest's; "
+                            f"leave them out or use a new --out")
+        io.discard_uncommitted(out)
+        done = io.committed_chunks(out)
+        return stored, [c for c in plan_chunks(stored) if c.id not in done]
+    if spec is None:
+        raise UserError("no campaign settings given")
+    _validate(spec)
+    if out.exists() and any(out.iterdir()):
+        raise UserError(f"{out}: already exists and is not empty (use --resume to finish it, or a new --out)")
+    out.mkdir(parents=True, exist_ok=True)
+    chunks = plan_chunks(spec)
+    io.write_manifest(out, new_manifest(spec, chunks))
+    return spec, chunks
+
+
+def run_campaign(
+    out: str | Path,
+    spec: CampaignSpec | None,
+    master: str | None = "local[*]",
+    resume: bool = False,
+    progress: bool = True,
+    run_fn: Callable[[RunConfig], RunResult] = run_one,
+) -> dict:
+    """Run (or finish) a campaign into ``out``; ``master=None`` runs in this process."""
+    out = Path(out)
+    spec, todo = prepare(out, spec, resume)
+    total = sum(c.runs for c in todo)
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit="run", desc=f"campaign {spec.campaign}", disable=not progress, leave=True)
+    summary = {"runs": 0, "fail": 0, "error": 0, "chunks": 0}
+
+    def account(status: dict) -> None:
+        for k in ("runs", "fail", "error"):
+            summary[k] += status[k]
+        summary["chunks"] += 1
+        bar.update(status["runs"])
+        bar.set_postfix(fail=summary["fail"], error=summary["error"], refresh=False)
+
+    started = time.perf_counter()
+    try:
+        if master is None:
+            for chunk in todo:
+                account(execute_and_commit(str(out), spec, chunk, run_fn))
+        else:
+            _run_on_spark(out, spec, todo, master, run_fn, account)
+    finally:
+        bar.close()
+    staging = out / io.STAGING
+    if staging.is_dir() and not any(staging.iterdir()):
+        staging.rmdir()
+    summary["seconds"] = time.perf_counter() - started
+    summary["committed_runs"] = sum(
+        m["tables"]["runs"]["rows"] for m in io.committed_chunks(out).values()
+    )
+    return summary
+
+
+STATUS_DDL = "chunk string, runs long, fail long, error long, seconds double"
+STATUS_SCHEMA = pa.schema([("chunk", pa.string()), ("runs", pa.int64()), ("fail", pa.int64()),
+                           ("error", pa.int64()), ("seconds", pa.float64())])
+
+
+def _run_on_spark(out: Path, spec: CampaignSpec, todo: list[Chunk], master: str, run_fn, account) -> None:
+    from conformance.results.spark import is_local, ship_packages, spark_session
+
+    spark = spark_session(master, app=f"rmqha campaign {spec.campaign}")
+    if not is_local(master):
+        ship_packages(spark)
+    parallelism = max(1, spark.sparkContext.defaultParallelism)
+    wave = max(2 * parallelism, 1)
+    out_str = str(out.resolve())
+    by_id = {c.id: c for c in todo}
+
+    def work(batches):
+        for batch in batches:
+            for chunk_id in batch.column("chunk").to_pylist():
+                status = execute_and_commit(out_str, spec, by_id[chunk_id], run_fn)
+                yield pa.RecordBatch.from_pylist([status], schema=STATUS_SCHEMA)
+
+    for i in range(0, len(todo), wave):
+        ids = [c.id for c in todo[i : i + wave]]
+        rdd = spark.sparkContext.parallelize([(cid,) for cid in ids], len(ids))
+        frame = spark.createDataFrame(rdd, "chunk string")
+        for row in frame.mapInArrow(work, STATUS_DDL).collect():
+            account(row.asDict())

@@ -1,0 +1,202 @@
+"""Collate a campaign directory into report data, with Spark.
+
+Only the results schema is imported from the rest of rmqha (``conformance.results``):
+a report can be built on any machine that has the results, without the
+implementations that produced them. Everything heavy runs in Spark (``local[*]`` by
+default, a cluster with ``--master``): the implementation x property matrix and the
+per-scenario tables scan the ``runs`` table; distributions aggregate ``metrics``
+(exact counts and means; percentiles with ``percentile_approx``; histogram bins
+computed in Spark); coverage sums ``coverage``; the driver only collects small results.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conformance.results.io import validated_parts
+from reports.stats import wilson_upper
+
+HISTOGRAM_BINS = 40
+MAX_COUNTEREXAMPLES = 24
+DISTRIBUTIONS = (
+    ("time_to_first_leader_ms", "time to first leader", "ms"),
+    ("failover_ms", "failover time", "ms"),
+    ("terms_per_election", "terms per election", "terms"),
+    ("messages_per_election", "messages per election", "messages"),
+)
+
+
+def collate(results_dir: str | Path, spark) -> dict[str, Any]:
+    """Validate the campaign directory and aggregate it into a plain dict."""
+    from pyspark.sql import functions as F
+
+    manifest, parts = validated_parts(Path(results_dir))
+    runs = spark.read.parquet(*parts["runs"])
+    metrics = spark.read.parquet(*parts["metrics"])
+    coverage = spark.read.parquet(*parts["coverage"])
+    cx = spark.read.parquet(*parts["counterexamples"])
+
+    # ---- per adapter: runs and verdicts
+    per_adapter = {
+        r["adapter"]: r.asDict()
+        for r in runs.groupBy("adapter")
+        .agg(
+            F.count("*").alias("runs"),
+            F.sum(F.when(F.col("verdict") == "pass", 1).otherwise(0)).alias("pass"),
+            F.sum(F.when(F.col("verdict") == "fail", 1).otherwise(0)).alias("fail"),
+            F.sum(F.when(F.col("verdict") == "error", 1).otherwise(0)).alias("error"),
+            F.first("implementation").alias("implementation"),
+            F.first("implementation_version").alias("implementation_version"),
+            F.first("profile").alias("profile"),
+            F.first("scenario").alias("scenario"),
+        )
+        .collect()
+    }
+
+    # ---- implementation x property matrix (failed properties are denormalised into runs)
+    failed = {
+        (r["adapter"], r["property"]): r["n"]
+        for r in runs.select("adapter", F.explode("failed_properties").alias("property"))
+        .groupBy("adapter", "property").agg(F.count("*").alias("n")).collect()
+    }
+    not_applicable = {
+        (r["adapter"], r["property"]): r["n"]
+        for r in runs.select("adapter", F.explode("not_applicable_properties").alias("property"))
+        .groupBy("adapter", "property").agg(F.count("*").alias("n")).collect()
+    }
+    matrix = []
+    for adapter, a in sorted(per_adapter.items()):
+        for prop in manifest["properties"].get(a["scenario"], []):
+            na = not_applicable.get((adapter, prop), 0)
+            judged = a["runs"] - a["error"] - na
+            fails = failed.get((adapter, prop), 0)
+            if na == a["runs"]:
+                cell = "not_applicable"
+            elif fails:
+                cell = "fail"
+            elif judged <= 0:
+                cell = "error"
+            else:
+                cell = "pass"
+            known = prop in manifest.get("known_profile_differences", {}).get(a["profile"], [])
+            matrix.append({
+                "adapter": adapter, "implementation": a["implementation"], "property": prop, "cell": cell,
+                "runs": max(judged, 0), "violations": fails, "errors": a["error"], "not_applicable": na,
+                "rate": fails / judged if judged > 0 else None,
+                "upper95": wilson_upper(fails, judged) if judged > 0 else None,
+                "known_profile_difference": known,
+            })
+
+    # ---- per scenario / fault mix / group size
+    scenario_rows = [
+        r.asDict()
+        for r in runs.groupBy("adapter", "scenario", "profile", "fault_mix", "group_size")
+        .agg(
+            F.count("*").alias("runs"),
+            F.sum(F.when(F.col("verdict") == "fail", 1).otherwise(0)).alias("fail"),
+            F.sum(F.when(F.col("verdict") == "error", 1).otherwise(0)).alias("error"),
+            F.avg("steps").alias("mean_steps"),
+            F.avg(F.col("simulated_ms") / 1000.0).alias("mean_simulated_s"),
+            F.avg("elections").alias("mean_elections"),
+            F.avg("leader_changes").alias("mean_leader_changes"),
+            F.max("max_term").alias("max_term"),
+            F.avg("wall_ms").alias("mean_wall_ms"),
+        )
+        .orderBy("adapter", "scenario", "fault_mix", "group_size")
+        .collect()
+    ]
+
+    # ---- distributions: exact count/mean, approximate percentiles, histogram bins
+    wanted = [m for m, _, _ in DISTRIBUTIONS]
+    m = metrics.where(F.col("metric").isin(wanted))
+    stats = {
+        (r["adapter"], r["metric"]): r.asDict()
+        for r in m.groupBy("adapter", "metric")
+        .agg(
+            F.count("*").alias("n"),
+            F.avg("value").alias("mean"),
+            F.min("value").alias("min"),
+            F.max("value").alias("max"),
+            F.percentile_approx("value", [0.5, 0.9, 0.99], 1000).alias("p"),
+        )
+        .collect()
+    }
+    bounds = {
+        r["metric"]: (r["lo"], r["hi"])
+        for r in m.groupBy("metric").agg(F.min("value").alias("lo"), F.max("value").alias("hi")).collect()
+    }
+    histograms: dict[str, dict[str, tuple[list[float], list[int]]]] = {}
+    if bounds:
+        lo_hi = spark.createDataFrame([(k, float(v[0]), float(v[1])) for k, v in bounds.items()],
+                                      "metric string, lo double, hi double")
+        width = F.greatest((F.col("hi") - F.col("lo")) / HISTOGRAM_BINS, F.lit(1e-9))
+        binned = (
+            m.join(F.broadcast(lo_hi), "metric")
+            .withColumn("bin", F.least(F.floor((F.col("value") - F.col("lo")) / width), F.lit(HISTOGRAM_BINS - 1)))
+            .groupBy("metric", "adapter", "bin").agg(F.count("*").alias("n"))
+            .collect()
+        )
+        for r in binned:
+            lo, hi = bounds[r["metric"]]
+            w = max((hi - lo) / HISTOGRAM_BINS, 1e-9)
+            edges, counts = histograms.setdefault(r["metric"], {}).setdefault(
+                r["adapter"], ([lo + i * w for i in range(HISTOGRAM_BINS)], [0] * HISTOGRAM_BINS))
+            counts[int(r["bin"])] += r["n"]
+    distributions = []
+    for metric, title, unit in DISTRIBUTIONS:
+        rows = []
+        for (adapter, name), s in sorted(stats.items()):
+            if name == metric:
+                p = s["p"] or [None, None, None]
+                rows.append({"adapter": adapter, "n": s["n"], "mean": s["mean"], "min": s["min"],
+                             "p50": p[0], "p90": p[1], "p99": p[2], "max": s["max"]})
+        distributions.append({"metric": metric, "title": title, "unit": unit, "rows": rows,
+                              "histogram": histograms.get(metric, {})})
+
+    # ---- spec coverage against every outcome the spec can produce
+    hit = {
+        (r["adapter"], r["procedure"], r["outcome"]): r["n"]
+        for r in coverage.groupBy("adapter", "procedure", "outcome").agg(F.sum("count").alias("n")).collect()
+    }
+    coverage_rows = []
+    for adapter, a in sorted(per_adapter.items()):
+        universe = manifest.get("outcomes", {}).get(a["scenario"], {})
+        observed = {(p, o) for (ad, p, o) in hit if ad == adapter}
+        exposes = bool(observed)
+        for procedure, outcomes in universe.items():
+            for outcome in outcomes:
+                coverage_rows.append({"adapter": adapter, "procedure": procedure, "outcome": outcome,
+                                      "count": hit.get((adapter, procedure, outcome), 0) if exposes else None})
+
+    # ---- mutants: killed when any run failed
+    mutants = []
+    for adapter, a in sorted(per_adapter.items()):
+        if adapter.startswith("mutant:"):
+            killers = sorted({p for (ad, p), n in failed.items() if ad == adapter and n})
+            mutants.append({"mutant": adapter.split(":", 1)[1], "runs": a["runs"], "failed_runs": a["fail"],
+                            "killed": a["fail"] > 0, "by": killers})
+
+    # ---- counterexamples: the shortest per (adapter, property)
+    from pyspark.sql.window import Window
+
+    w = Window.partitionBy("adapter", "property").orderBy("shrunk_steps", "seed")
+    examples = [
+        r.asDict()
+        for r in cx.withColumn("rank", F.row_number().over(w)).where(F.col("rank") == 1)
+        .orderBy("adapter", "property").limit(MAX_COUNTEREXAMPLES).collect()
+    ]
+    return {
+        "manifest": manifest,
+        "adapters": per_adapter,
+        "matrix": matrix,
+        "scenarios": scenario_rows,
+        "distributions": distributions,
+        "coverage": coverage_rows,
+        "mutants": mutants,
+        "counterexamples": examples,
+        "totals": {
+            "runs": sum(a["runs"] for a in per_adapter.values()),
+            "fail": sum(a["fail"] for a in per_adapter.values()),
+            "error": sum(a["error"] for a in per_adapter.values()),
+        },
+    }
