@@ -1,0 +1,162 @@
+"""Campaign directories: atomic chunks, resume without loss or duplicates, one-line errors."""
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from conformance.cli import main
+from conformance.errors import UserError
+from conformance.results import io
+from conformance.results.schema import SCHEMA_VERSION
+from conformance.spark_campaign import CampaignSpec, execute_and_commit, plan_chunks, prepare, run_campaign
+
+SPEC = CampaignSpec("t", "dledger", ("reference", "mutant:vote-not-durable"), runs=12, chunk_size=4,
+                    group_sizes=(3,), fault_mixes=("crash",), duration_ms=8000)
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory):
+    out = tmp_path_factory.mktemp("campaign") / "results"
+    summary = run_campaign(out, SPEC, master=None, progress=False)
+    assert summary["runs"] == 24
+    return out
+
+
+@pytest.fixture()
+def campaign(pristine, tmp_path):
+    """A fresh copy of one finished campaign, for a test to damage."""
+    copy = tmp_path / "results"
+    shutil.copytree(pristine, copy)
+    return copy
+
+
+def runs_of(out):
+    return io.read_table(out, "runs").to_pylist()
+
+
+def test_campaign_commits_every_run_once(campaign):
+    rows = runs_of(campaign)
+    assert sorted((r["adapter"], r["seed"]) for r in rows) == sorted(
+        (a, s) for a in SPEC.adapters for s in range(12))
+    assert len(io.committed_chunks(campaign)) == len(plan_chunks(SPEC)) == 6
+    props = io.read_table(campaign, "properties")
+    assert props.num_rows == 24 * 9
+    manifest = io.read_manifest(campaign)
+    assert manifest["adapters"]["mutant:vote-not-durable"]["implementation"].endswith("vote-not-durable")
+    assert "handle_vote" in manifest["outcomes"]["dledger"]
+
+
+def test_same_seeds_same_results_except_wall_time(campaign, tmp_path):
+    again = tmp_path / "again"
+    run_campaign(again, SPEC, master=None, progress=False)
+    strip = lambda rows: sorted(({k: v for k, v in r.items() if k != "wall_ms"} for r in rows),
+                                key=lambda r: (r["adapter"], r["seed"]))
+    assert strip(runs_of(campaign)) == strip(runs_of(again))
+
+
+def test_killed_campaign_resumes_without_loss_or_duplicates(tmp_path):
+    out = tmp_path / "killed"
+    spec, chunks = prepare(out, SPEC, resume=False)
+    execute_and_commit(str(out), spec, chunks[0])
+    execute_and_commit(str(out), spec, chunks[3])
+    # a kill in the middle of a chunk: parts staged, one part even moved, no marker
+    (out / io.STAGING / "x-123").mkdir(parents=True)
+    (out / io.STAGING / "x-123" / "runs.parquet").write_bytes(b"PAR1 partial")
+    pq.write_table(pa.table({"x": [1]}), out / "runs" / f"{chunks[1].id}.parquet")
+    assert len(runs_of(out)) == 8  # only committed chunks are visible
+    summary = run_campaign(out, None, master=None, resume=True, progress=False)
+    assert summary["runs"] == 16
+    rows = runs_of(out)
+    keys = [(r["adapter"], r["seed"]) for r in rows]
+    assert len(keys) == len(set(keys)) == 24
+    assert not (out / io.STAGING).exists()
+
+
+def test_resume_refuses_different_settings(campaign):
+    with pytest.raises(UserError, match="different campaign settings"):
+        prepare(campaign, CampaignSpec("other", "dledger", ("reference",), runs=3), resume=True)
+
+
+def test_new_campaign_refuses_non_empty_directory(campaign):
+    with pytest.raises(UserError, match="already exists"):
+        prepare(campaign, SPEC, resume=False)
+
+
+# ------------------------------------------------------------------ bad input
+
+
+def report_error(capsys, path) -> str:
+    code = main(["report", str(path), "--out", str(Path(path).parent / "report")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert err.count("\n") == 0 and err.startswith("rmqha: error: ")
+    assert not (Path(path).parent / "report").exists()  # nothing partially written
+    return err
+
+
+def test_missing_directory(capsys, tmp_path):
+    assert "no such directory" in report_error(capsys, tmp_path / "nope")
+
+
+def test_empty_directory(capsys, tmp_path):
+    (tmp_path / "empty").mkdir()
+    assert "empty directory" in report_error(capsys, tmp_path / "empty")
+
+
+def test_corrupt_parquet(capsys, campaign):
+    part = next((campaign / "metrics").glob("*.parquet"))
+    part.write_bytes(b"this is not parquet at all")
+    assert "corrupt or truncated Parquet" in report_error(capsys, campaign)
+
+
+def test_truncated_parquet(capsys, campaign):
+    part = next((campaign / "runs").glob("*.parquet"))
+    data = part.read_bytes()
+    part.write_bytes(data[: len(data) // 2])
+    assert "corrupt or truncated Parquet" in report_error(capsys, campaign)
+
+
+def test_missing_part_of_committed_chunk(capsys, campaign):
+    next((campaign / "coverage").glob("*.parquet")).unlink()
+    assert "missing part file" in report_error(capsys, campaign)
+
+
+def test_mixed_schema_versions(capsys, campaign):
+    part = next((campaign / "runs").glob("*.parquet"))
+    table = pq.read_table(part)
+    meta = dict(table.schema.metadata)
+    meta[b"rmqha.schema_version"] = b"0"
+    pq.write_table(table.replace_schema_metadata(meta), part)
+    assert "mixed schema versions" in report_error(capsys, campaign)
+
+
+def test_manifest_of_another_schema_version(capsys, campaign):
+    manifest = json.loads((campaign / "manifest.json").read_text())
+    manifest["schema_version"] = SCHEMA_VERSION + 1
+    (campaign / "manifest.json").write_text(json.dumps(manifest))
+    assert "schema version" in report_error(capsys, campaign)
+
+
+def test_manifest_that_does_not_match_the_data(capsys, campaign):
+    manifest = json.loads((campaign / "manifest.json").read_text())
+    del manifest["adapters"]["mutant:vote-not-durable"]
+    (campaign / "manifest.json").write_text(json.dumps(manifest))
+    assert "does not list" in report_error(capsys, campaign)
+
+
+def test_row_count_mismatch(capsys, campaign):
+    marker_path = next((campaign / "chunks").glob("*.json"))
+    marker = json.loads(marker_path.read_text())
+    marker["tables"]["runs"]["rows"] += 1
+    marker_path.write_text(json.dumps(marker))
+    assert "rows, the chunk marker says" in report_error(capsys, campaign)
+
+
+def test_unknown_adapter_is_one_line_before_any_work(capsys, tmp_path):
+    code = main(["run", "--no-spark", "--adapter", "mutant:nope", "--runs", "2", "--out", str(tmp_path / "r")])
+    assert code == 2
+    assert "unknown mutant 'nope'" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
