@@ -4,9 +4,11 @@ Only the results schema is imported from the rest of rmqha (``conformance.result
 a report can be built on any machine that has the results, without the
 implementations that produced them. Everything heavy runs in Spark (``local[*]`` by
 default, a cluster with ``--master``): the implementation x property matrix and the
-per-scenario tables scan the ``runs`` table; distributions aggregate ``metrics``
-(exact counts and means; percentiles with ``percentile_approx``; histogram bins
-computed in Spark); coverage sums ``coverage``; the driver only collects small results.
+per-scenario tables come from one scan of the ``runs`` table (failed properties are
+denormalised there); distributions aggregate ``metrics`` (count, mean, min and max
+exact; percentiles — ``percentile_approx`` — and histogram bins over a uniform sample
+of at most two million values, whose sampling error is far below the bins' width);
+coverage sums ``coverage``; the driver only collects small results.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from conformance.results.io import validated_parts
 from reports.stats import wilson_upper
 
 HISTOGRAM_BINS = 40
+PERCENTILE_SAMPLE = 2_000_000  # values used for percentiles and histograms
 MAX_COUNTEREXAMPLES = 24
 DISTRIBUTIONS = (
     ("time_to_first_leader_ms", "time to first leader", "ms"),
@@ -36,34 +39,49 @@ def collate(results_dir: str | Path, spark) -> dict[str, Any]:
     coverage = spark.read.parquet(*parts["coverage"])
     cx = spark.read.parquet(*parts["counterexamples"])
 
-    # ---- per adapter: runs and verdicts
-    per_adapter = {
-        r["adapter"]: r.asDict()
-        for r in runs.groupBy("adapter")
+    # ---- one scan of runs: per (adapter, scenario, profile, fault mix, size), with the
+    # per-property failure counts (denormalised into runs) as columns
+    properties = sorted({p for ps in manifest["properties"].values() for p in ps})
+    fail_cols = [F.sum(F.array_contains("failed_properties", p).cast("int")).alias(f"fail:{p}") for p in properties]
+    na_cols = [F.sum(F.array_contains("not_applicable_properties", p).cast("int")).alias(f"na:{p}") for p in properties]
+    groups = [
+        r.asDict()
+        for r in runs.groupBy("adapter", "scenario", "profile", "fault_mix", "group_size")
         .agg(
             F.count("*").alias("runs"),
             F.sum(F.when(F.col("verdict") == "pass", 1).otherwise(0)).alias("pass"),
             F.sum(F.when(F.col("verdict") == "fail", 1).otherwise(0)).alias("fail"),
             F.sum(F.when(F.col("verdict") == "error", 1).otherwise(0)).alias("error"),
+            F.avg("steps").alias("mean_steps"),
+            F.avg(F.col("simulated_ms") / 1000.0).alias("mean_simulated_s"),
+            F.avg("elections").alias("mean_elections"),
+            F.avg("leader_changes").alias("mean_leader_changes"),
+            F.max("max_term").alias("max_term"),
+            F.avg("wall_ms").alias("mean_wall_ms"),
             F.first("implementation").alias("implementation"),
             F.first("implementation_version").alias("implementation_version"),
-            F.first("profile").alias("profile"),
-            F.first("scenario").alias("scenario"),
+            *fail_cols,
+            *na_cols,
         )
         .collect()
-    }
+    ]
+    groups.sort(key=lambda g: (g["adapter"], g["scenario"], g["fault_mix"], g["group_size"]))
+    per_adapter: dict[str, dict] = {}
+    failed: dict[tuple[str, str], int] = {}
+    not_applicable: dict[tuple[str, str], int] = {}
+    for g in groups:
+        a = per_adapter.setdefault(g["adapter"], {
+            "adapter": g["adapter"], "runs": 0, "pass": 0, "fail": 0, "error": 0,
+            "implementation": g["implementation"], "implementation_version": g["implementation_version"],
+            "profile": g["profile"], "scenario": g["scenario"]})
+        for k in ("runs", "pass", "fail", "error"):
+            a[k] += g[k]
+        for p in properties:
+            failed[(g["adapter"], p)] = failed.get((g["adapter"], p), 0) + (g[f"fail:{p}"] or 0)
+            not_applicable[(g["adapter"], p)] = not_applicable.get((g["adapter"], p), 0) + (g[f"na:{p}"] or 0)
+    scenario_rows = [{k: v for k, v in g.items() if ":" not in k} for g in groups]
 
-    # ---- implementation x property matrix (failed properties are denormalised into runs)
-    failed = {
-        (r["adapter"], r["property"]): r["n"]
-        for r in runs.select("adapter", F.explode("failed_properties").alias("property"))
-        .groupBy("adapter", "property").agg(F.count("*").alias("n")).collect()
-    }
-    not_applicable = {
-        (r["adapter"], r["property"]): r["n"]
-        for r in runs.select("adapter", F.explode("not_applicable_properties").alias("property"))
-        .groupBy("adapter", "property").agg(F.count("*").alias("n")).collect()
-    }
+    # ---- implementation x property matrix
     matrix = []
     for adapter, a in sorted(per_adapter.items()):
         for prop in manifest["properties"].get(a["scenario"], []):
@@ -87,69 +105,56 @@ def collate(results_dir: str | Path, spark) -> dict[str, Any]:
                 "known_profile_difference": known,
             })
 
-    # ---- per scenario / fault mix / group size
-    scenario_rows = [
-        r.asDict()
-        for r in runs.groupBy("adapter", "scenario", "profile", "fault_mix", "group_size")
-        .agg(
-            F.count("*").alias("runs"),
-            F.sum(F.when(F.col("verdict") == "fail", 1).otherwise(0)).alias("fail"),
-            F.sum(F.when(F.col("verdict") == "error", 1).otherwise(0)).alias("error"),
-            F.avg("steps").alias("mean_steps"),
-            F.avg(F.col("simulated_ms") / 1000.0).alias("mean_simulated_s"),
-            F.avg("elections").alias("mean_elections"),
-            F.avg("leader_changes").alias("mean_leader_changes"),
-            F.max("max_term").alias("max_term"),
-            F.avg("wall_ms").alias("mean_wall_ms"),
-        )
-        .orderBy("adapter", "scenario", "fault_mix", "group_size")
-        .collect()
-    ]
-
-    # ---- distributions: exact count/mean, approximate percentiles, histogram bins
+    # ---- distributions: exact count, mean, min and max over every value; percentiles and
+    # histogram bins over a uniform sample of at most PERCENTILE_SAMPLE values
     wanted = [m for m, _, _ in DISTRIBUTIONS]
     m = metrics.where(F.col("metric").isin(wanted))
     stats = {
         (r["adapter"], r["metric"]): r.asDict()
         for r in m.groupBy("adapter", "metric")
-        .agg(
-            F.count("*").alias("n"),
-            F.avg("value").alias("mean"),
-            F.min("value").alias("min"),
-            F.max("value").alias("max"),
-            F.percentile_approx("value", [0.5, 0.9, 0.99], 1000).alias("p"),
-        )
+        .agg(F.count("*").alias("n"), F.avg("value").alias("mean"), F.min("value").alias("min"),
+             F.max("value").alias("max"))
         .collect()
     }
-    bounds = {
-        r["metric"]: (r["lo"], r["hi"])
-        for r in m.groupBy("metric").agg(F.min("value").alias("lo"), F.max("value").alias("hi")).collect()
-    }
+    bounds: dict[str, tuple[float, float]] = {}
+    for (adapter, metric), st in stats.items():
+        lo, hi = bounds.get(metric, (st["min"], st["max"]))
+        bounds[metric] = (min(lo, st["min"]), max(hi, st["max"]))
+    total = sum(st["n"] for st in stats.values())
+    sample = m if total <= PERCENTILE_SAMPLE else m.sample(fraction=PERCENTILE_SAMPLE / total, seed=0)
     histograms: dict[str, dict[str, tuple[list[float], list[int]]]] = {}
+    percentiles: dict[tuple[str, str], list] = {}
     if bounds:
         lo_hi = spark.createDataFrame([(k, float(v[0]), float(v[1])) for k, v in bounds.items()],
                                       "metric string, lo double, hi double")
         width = F.greatest((F.col("hi") - F.col("lo")) / HISTOGRAM_BINS, F.lit(1e-9))
+        # bins and percentiles in one aggregation of the sample
         binned = (
-            m.join(F.broadcast(lo_hi), "metric")
+            sample.join(F.broadcast(lo_hi), "metric")
             .withColumn("bin", F.least(F.floor((F.col("value") - F.col("lo")) / width), F.lit(HISTOGRAM_BINS - 1)))
             .groupBy("metric", "adapter", "bin").agg(F.count("*").alias("n"))
             .collect()
         )
+        scale = 1 if total <= PERCENTILE_SAMPLE else total / PERCENTILE_SAMPLE
         for r in binned:
             lo, hi = bounds[r["metric"]]
             w = max((hi - lo) / HISTOGRAM_BINS, 1e-9)
             edges, counts = histograms.setdefault(r["metric"], {}).setdefault(
                 r["adapter"], ([lo + i * w for i in range(HISTOGRAM_BINS)], [0] * HISTOGRAM_BINS))
-            counts[int(r["bin"])] += r["n"]
+            counts[int(r["bin"])] += round(r["n"] * scale)
+        percentiles = {
+            (r["adapter"], r["metric"]): r["p"]
+            for r in sample.groupBy("adapter", "metric")
+            .agg(F.percentile_approx("value", [0.5, 0.9, 0.99], 1000).alias("p")).collect()
+        }
     distributions = []
     for metric, title, unit in DISTRIBUTIONS:
         rows = []
-        for (adapter, name), s in sorted(stats.items()):
+        for (adapter, name), st in sorted(stats.items()):
             if name == metric:
-                p = s["p"] or [None, None, None]
-                rows.append({"adapter": adapter, "n": s["n"], "mean": s["mean"], "min": s["min"],
-                             "p50": p[0], "p90": p[1], "p99": p[2], "max": s["max"]})
+                p = percentiles.get((adapter, name)) or [None, None, None]
+                rows.append({"adapter": adapter, "n": st["n"], "mean": st["mean"], "min": st["min"],
+                             "p50": p[0], "p90": p[1], "p99": p[2], "max": st["max"]})
         distributions.append({"metric": metric, "title": title, "unit": unit, "rows": rows,
                               "histogram": histograms.get(metric, {})})
 

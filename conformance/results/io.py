@@ -161,16 +161,36 @@ def validated_parts(out: Path) -> tuple[dict, dict[str, list[str]]]:
                 raise UserError(f"{path}: {meta.num_rows} rows, the chunk marker says {entry['rows']}")
             parts[name].append(str(path))
         if adapters:
-            runs = pq.read_table(out / marker["tables"]["runs"]["file"], columns=["campaign", "adapter"])
-            found = set(runs.column("adapter").to_pylist())
-            if not found <= adapters:
-                raise UserError(f"{out}: chunk {chunk} holds runs of adapter(s) {sorted(found - adapters)} "
-                                f"that the manifest does not list")
-            campaigns = set(runs.column("campaign").to_pylist())
-            if campaigns and campaigns != {manifest.get("campaign")}:
-                raise UserError(f"{out}: chunk {chunk} holds runs of campaign {sorted(campaigns)}, "
-                                f"the manifest says {manifest.get('campaign')!r}")
+            _check_keys(out, chunk, out / marker["tables"]["runs"]["file"], adapters, manifest.get("campaign"))
     return manifest, parts
+
+
+def _column_values(path: Path, column: str) -> set | None:
+    """The distinct values of a string column, from Parquet statistics when they suffice."""
+    meta = pq.read_metadata(path)
+    index = meta.schema.names.index(column)
+    values: set = set()
+    for g in range(meta.num_row_groups):
+        stats = meta.row_group(g).column(index).statistics
+        if stats is None or not stats.has_min_max:
+            if meta.row_group(g).num_rows == 0:
+                continue
+            return set(pq.read_table(path, columns=[column]).column(column).to_pylist())
+        if stats.min != stats.max:
+            return set(pq.read_table(path, columns=[column]).column(column).to_pylist())
+        values.add(stats.min)
+    return values
+
+
+def _check_keys(out: Path, chunk: str, runs_part: Path, adapters: set, campaign: str | None) -> None:
+    found = _column_values(runs_part, "adapter")
+    if not found <= adapters:
+        raise UserError(f"{out}: chunk {chunk} holds runs of adapter(s) {sorted(found - adapters)} "
+                        f"that the manifest does not list")
+    campaigns = _column_values(runs_part, "campaign")
+    if campaigns and campaigns != {campaign}:
+        raise UserError(f"{out}: chunk {chunk} holds runs of campaign {sorted(campaigns)}, "
+                        f"the manifest says {campaign!r}")
 
 
 def read_table(out: Path, name: str, files: Iterable[str] | None = None) -> pa.Table:

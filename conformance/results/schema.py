@@ -8,7 +8,7 @@ Parquet part files (one part per committed chunk of runs):
 | ``runs`` | run | (adapter, seed) |
 | ``properties`` | run x property | (adapter, seed, property) |
 | ``metrics`` | measurement (a run may report a metric several times) | (adapter, seed, metric) |
-| ``coverage`` | run x spec outcome exercised | (adapter, seed, procedure, outcome) |
+| ``coverage`` | chunk x spec outcome exercised (summed over the chunk's runs) | (adapter, first_seed, procedure, outcome) |
 | ``counterexamples`` | failing run (its minimal scenario) | (adapter, seed) |
 
 ``docs/results-schema.md`` documents every column. Bump ``SCHEMA_VERSION`` on any
@@ -76,9 +76,11 @@ METRICS = pa.schema(
     metadata={"rmqha.table": "metrics", "rmqha.schema_version": str(SCHEMA_VERSION)},
 )
 
+# Coverage is summed per chunk: per run it would be ~40 rows a run, 400M rows for 10M runs.
 COVERAGE = pa.schema(
-    _KEY
-    + [("scenario", pa.string()), ("procedure", pa.string()), ("outcome", pa.string()), ("count", pa.int64())],
+    [("campaign", pa.string()), ("adapter", pa.string()), ("first_seed", pa.int64()), ("last_seed", pa.int64()),
+     ("scenario", pa.string()), ("procedure", pa.string()), ("outcome", pa.string()), ("count", pa.int64()),
+     ("runs", pa.int64())],
     metadata={"rmqha.table": "coverage", "rmqha.schema_version": str(SCHEMA_VERSION)},
 )
 
@@ -109,6 +111,7 @@ SCHEMAS: dict[str, pa.Schema] = {
 def flatten(results: Iterable[RunResult]) -> dict[str, pa.Table]:
     """Turn run results into one Arrow table per dataset."""
     rows: dict[str, list[dict]] = {t: [] for t in TABLES}
+    coverage: dict[tuple, list] = {}  # (campaign, adapter, scenario, procedure, outcome) -> [count, runs, seeds]
     for r in results:
         c = r.config
         key = {"campaign": c.campaign, "adapter": c.adapter, "seed": c.seed}
@@ -147,9 +150,10 @@ def flatten(results: Iterable[RunResult]) -> dict[str, pa.Table]:
         for m in r.metrics:
             rows["metrics"].append({**key, "scenario": c.scenario, "metric": m.name, "value": m.value})
         for cv in r.coverage:
-            rows["coverage"].append(
-                {**key, "scenario": c.scenario, "procedure": cv.procedure, "outcome": cv.outcome, "count": cv.count}
-            )
+            acc = coverage.setdefault((c.campaign, c.adapter, c.scenario, cv.procedure, cv.outcome), [0, 0, []])
+            acc[0] += cv.count
+            acc[1] += 1
+            acc[2].append(c.seed)
         if r.counterexample is not None:
             x = r.counterexample
             rows["counterexamples"].append(
@@ -157,4 +161,9 @@ def flatten(results: Iterable[RunResult]) -> dict[str, pa.Table]:
                  "script": x.script, "trace_jsonl": x.trace_jsonl, "original_steps": x.original_steps,
                  "shrunk_steps": x.shrunk_steps}
             )
+    for (campaign, adapter, scenario, procedure, outcome), (count, runs, seeds) in sorted(coverage.items()):
+        rows["coverage"].append(
+            {"campaign": campaign, "adapter": adapter, "first_seed": min(seeds), "last_seed": max(seeds),
+             "scenario": scenario, "procedure": procedure, "outcome": outcome, "count": count, "runs": runs}
+        )
     return {t: pa.Table.from_pylist(rows[t], schema=SCHEMAS[t]) for t in TABLES}
