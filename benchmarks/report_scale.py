@@ -59,7 +59,8 @@ def synthesize(out: Path, rows: int) -> None:
         key = {"campaign": _dict(["bench"], n), "adapter": _dict([chunk.adapter], n), "seed": pa.array(seeds)}
         runs = pa.table({
             **key,
-            "implementation": _dict([chunk.adapter], n), "implementation_version": _dict(["0.1.0"], n),
+            "implementation": _dict([manifest["adapters"][chunk.adapter]["implementation"]], n),
+            "implementation_version": _dict([manifest["adapters"][chunk.adapter]["version"]], n),
             "profile": _dict(["dledger-0.4"], n), "scenario": _dict(["dledger"], n),
             "group_size": pa.array(np.where(seeds % 2 == 0, 3, 5).astype(np.int32)),
             "fault_mix": _dict(["mixed", "crash", "partition", "lossy", "none"], n, rng),

@@ -39,11 +39,8 @@ def collate(results_dir: str | Path, spark) -> dict[str, Any]:
     coverage = spark.read.parquet(*parts["coverage"])
     cx = spark.read.parquet(*parts["counterexamples"])
 
-    # ---- one scan of runs: per (adapter, scenario, profile, fault mix, size), with the
-    # per-property failure counts (denormalised into runs) as columns
-    properties = sorted({p for ps in manifest["properties"].values() for p in ps})
-    fail_cols = [F.sum(F.array_contains("failed_properties", p).cast("int")).alias(f"fail:{p}") for p in properties]
-    na_cols = [F.sum(F.array_contains("not_applicable_properties", p).cast("int")).alias(f"na:{p}") for p in properties]
+    # ---- runs per (adapter, scenario, profile, fault mix, size); failed and not applicable
+    # properties are lists in runs, almost always empty: exploding them is one cheap scan
     groups = [
         r.asDict()
         for r in runs.groupBy("adapter", "scenario", "profile", "fault_mix", "group_size")
@@ -58,28 +55,29 @@ def collate(results_dir: str | Path, spark) -> dict[str, Any]:
             F.avg("leader_changes").alias("mean_leader_changes"),
             F.max("max_term").alias("max_term"),
             F.avg("wall_ms").alias("mean_wall_ms"),
-            F.first("implementation").alias("implementation"),
-            F.first("implementation_version").alias("implementation_version"),
-            *fail_cols,
-            *na_cols,
         )
         .collect()
     ]
+    listed = (
+        runs.select("adapter", F.explode("failed_properties").alias("property"), F.lit("fail").alias("kind"))
+        .unionByName(runs.select("adapter", F.explode("not_applicable_properties").alias("property"),
+                                 F.lit("na").alias("kind")))
+        .groupBy("adapter", "property", "kind").agg(F.count("*").alias("n"))
+        .collect()
+    )
     groups.sort(key=lambda g: (g["adapter"], g["scenario"], g["fault_mix"], g["group_size"]))
     per_adapter: dict[str, dict] = {}
-    failed: dict[tuple[str, str], int] = {}
-    not_applicable: dict[tuple[str, str], int] = {}
+    failed = {(r["adapter"], r["property"]): r["n"] for r in listed if r["kind"] == "fail"}
+    not_applicable = {(r["adapter"], r["property"]): r["n"] for r in listed if r["kind"] == "na"}
     for g in groups:
+        declared = manifest["adapters"].get(g["adapter"]) or {}  # validated against the runs
         a = per_adapter.setdefault(g["adapter"], {
             "adapter": g["adapter"], "runs": 0, "pass": 0, "fail": 0, "error": 0,
-            "implementation": g["implementation"], "implementation_version": g["implementation_version"],
+            "implementation": declared.get("implementation"), "implementation_version": declared.get("version"),
             "profile": g["profile"], "scenario": g["scenario"]})
         for k in ("runs", "pass", "fail", "error"):
             a[k] += g[k]
-        for p in properties:
-            failed[(g["adapter"], p)] = failed.get((g["adapter"], p), 0) + (g[f"fail:{p}"] or 0)
-            not_applicable[(g["adapter"], p)] = not_applicable.get((g["adapter"], p), 0) + (g[f"na:{p}"] or 0)
-    scenario_rows = [{k: v for k, v in g.items() if ":" not in k} for g in groups]
+    scenario_rows = groups
 
     # ---- implementation x property matrix
     matrix = []
@@ -122,13 +120,13 @@ def collate(results_dir: str | Path, spark) -> dict[str, Any]:
         bounds[metric] = (min(lo, st["min"]), max(hi, st["max"]))
     total = sum(st["n"] for st in stats.values())
     sample = m if total <= PERCENTILE_SAMPLE else m.sample(fraction=PERCENTILE_SAMPLE / total, seed=0)
+    sample = sample.select("adapter", "metric", "value").cache()  # read once, used twice
     histograms: dict[str, dict[str, tuple[list[float], list[int]]]] = {}
     percentiles: dict[tuple[str, str], list] = {}
     if bounds:
         lo_hi = spark.createDataFrame([(k, float(v[0]), float(v[1])) for k, v in bounds.items()],
                                       "metric string, lo double, hi double")
         width = F.greatest((F.col("hi") - F.col("lo")) / HISTOGRAM_BINS, F.lit(1e-9))
-        # bins and percentiles in one aggregation of the sample
         binned = (
             sample.join(F.broadcast(lo_hi), "metric")
             .withColumn("bin", F.least(F.floor((F.col("value") - F.col("lo")) / width), F.lit(HISTOGRAM_BINS - 1)))
@@ -147,6 +145,7 @@ def collate(results_dir: str | Path, spark) -> dict[str, Any]:
             for r in sample.groupBy("adapter", "metric")
             .agg(F.percentile_approx("value", [0.5, 0.9, 0.99], 1000).alias("p")).collect()
         }
+    sample.unpersist()
     distributions = []
     for metric, title, unit in DISTRIBUTIONS:
         rows = []

@@ -161,7 +161,7 @@ def validated_parts(out: Path) -> tuple[dict, dict[str, list[str]]]:
                 raise UserError(f"{path}: {meta.num_rows} rows, the chunk marker says {entry['rows']}")
             parts[name].append(str(path))
         if adapters:
-            _check_keys(out, chunk, out / marker["tables"]["runs"]["file"], adapters, manifest.get("campaign"))
+            _check_keys(out, chunk, out / marker["tables"]["runs"]["file"], manifest)
     return manifest, parts
 
 
@@ -182,11 +182,19 @@ def _column_values(path: Path, column: str) -> set | None:
     return values
 
 
-def _check_keys(out: Path, chunk: str, runs_part: Path, adapters: set, campaign: str | None) -> None:
+def _check_keys(out: Path, chunk: str, runs_part: Path, manifest: dict) -> None:
+    adapters = manifest.get("adapters", {})
+    campaign = manifest.get("campaign")
     found = _column_values(runs_part, "adapter")
-    if not found <= adapters:
-        raise UserError(f"{out}: chunk {chunk} holds runs of adapter(s) {sorted(found - adapters)} "
+    if not found <= set(adapters):
+        raise UserError(f"{out}: chunk {chunk} holds runs of adapter(s) {sorted(found - set(adapters))} "
                         f"that the manifest does not list")
+    if len(found) == 1:
+        declared = adapters[next(iter(found))].get("implementation")
+        implementations = _column_values(runs_part, "implementation") - {"?"}  # "?": runs that errored
+        if declared and implementations and implementations != {declared}:
+            raise UserError(f"{out}: chunk {chunk} holds runs of implementation {sorted(implementations)}, "
+                            f"the manifest says {declared!r}")
     campaigns = _column_values(runs_part, "campaign")
     if campaigns and campaigns != {campaign}:
         raise UserError(f"{out}: chunk {chunk} holds runs of campaign {sorted(campaigns)}, "
