@@ -3,8 +3,8 @@
 A campaign is cut into *chunks*: a contiguous seed range of one adapter. Chunks are
 Spark partitions; each executor runs its chunk's seeds with ``run_one``, writes the
 chunk's five Parquet parts and commits it (``conformance.results.io.commit_chunk``),
-and returns one small status row. The driver submits chunks in waves of a few per
-core and advances a progress bar as waves complete. Because a chunk is the unit of
+and returns one small status row. The whole campaign is one Spark job; the driver
+advances a progress bar as chunk commit markers appear. Because a chunk is the unit of
 commit, ``--resume`` reruns exactly the chunks that have no marker: no run is lost or
 duplicated, whatever moment the campaign was killed at.
 """
@@ -250,13 +250,19 @@ STATUS_SCHEMA = pa.schema([("chunk", pa.string()), ("runs", pa.int64()), ("fail"
 
 
 def _run_on_spark(out: Path, spec: CampaignSpec, todo: list[Chunk], master: str, run_fn, account) -> None:
+    """One Spark job, one partition per chunk; progress comes from the commit markers.
+
+    A single job keeps every core busy until the last chunk (waves of jobs would idle
+    cores at each barrier); the executors commit chunks as they finish, so the driver
+    follows progress by watching the markers appear.
+    """
+    import threading
+
     from conformance.results.spark import is_local, ship_packages, spark_session
 
     spark = spark_session(master, app=f"rmqha campaign {spec.campaign}")
     if not is_local(master):
         ship_packages(spark)
-    parallelism = max(1, spark.sparkContext.defaultParallelism)
-    wave = max(2 * parallelism, 1)
     out_str = str(out.resolve())
     by_id = {c.id: c for c in todo}
 
@@ -266,9 +272,26 @@ def _run_on_spark(out: Path, spec: CampaignSpec, todo: list[Chunk], master: str,
                 status = execute_and_commit(out_str, spec, by_id[chunk_id], run_fn)
                 yield pa.RecordBatch.from_pylist([status], schema=STATUS_SCHEMA)
 
-    for i in range(0, len(todo), wave):
-        ids = [c.id for c in todo[i : i + wave]]
-        rdd = spark.sparkContext.parallelize([(cid,) for cid in ids], len(ids))
-        frame = spark.createDataFrame(rdd, "chunk string")
-        for row in frame.mapInArrow(work, STATUS_DDL).collect():
-            account(row.asDict())
+    rdd = spark.sparkContext.parallelize([(c.id,) for c in todo], len(todo))
+    frame = spark.createDataFrame(rdd, "chunk string")
+    outcome: dict = {}
+
+    def job() -> None:
+        try:
+            outcome["rows"] = frame.mapInArrow(work, STATUS_DDL).collect()
+        except BaseException as exc:  # re-raised in the driver's thread below
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=job, name="rmqha-campaign-job", daemon=True)
+    worker.start()
+    seen: set[str] = set()
+    while True:
+        worker.join(timeout=0.5)
+        for chunk_id, marker in io.committed_chunks(out).items():
+            if chunk_id in by_id and chunk_id not in seen:
+                seen.add(chunk_id)
+                account({**marker["summary"], "chunk": chunk_id})
+        if not worker.is_alive():
+            break
+    if "error" in outcome:
+        raise outcome["error"]

@@ -81,7 +81,13 @@ def commit_chunk(out: Path, chunk: str, tables: dict[str, pa.Table]) -> dict:
         (out / name).mkdir(exist_ok=True)
         os.replace(staging / f"{name}.parquet", out / files[name]["file"])
     shutil.rmtree(staging, ignore_errors=True)
-    marker = {"chunk": chunk, "tables": files, "schema_version": SCHEMA_VERSION}
+    verdicts = tables["runs"].column("verdict").to_pylist()
+    marker = {
+        "chunk": chunk,
+        "tables": files,
+        "schema_version": SCHEMA_VERSION,
+        "summary": {"runs": len(verdicts), "fail": verdicts.count("fail"), "error": verdicts.count("error")},
+    }
     _write_json_atomic(out / CHUNKS / f"{chunk}.json", marker)
     return marker
 
