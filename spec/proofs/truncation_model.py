@@ -192,6 +192,7 @@ def build_history(K: int, W: int = 2, variant: Variant = REFERENCE) -> History:
             cons += [lost_to >= acked, lost_to <= r.max]
             choices[f"e{e}_{r.name}_max_after_crash"] = lost_to
             dirty[r.name] = lost_to < r.max  # a tail was lost: the log had a dirty tail to drop
+            choices[f"e{e}_{r.name}_max_before_crash"] = r.max
             r.max = lost_to
         # the master of this epoch: change_to_master, then write
         for idx, r in enumerate(reps):
@@ -211,6 +212,7 @@ def build_history(K: int, W: int = 2, variant: Variant = REFERENCE) -> History:
         m_max, s_max = master.get("max"), slave.get("max")
         m_arr = EpochArrays(master.list("epochs", K), master.list("starts", K), master.get("count"), m_max)
         s_arr = EpochArrays(slave.list("epochs", K), slave.list("starts", K), slave.get("count"), s_max)
+        at_handshake = [(r.name, r.labels[:], r.max, r.epochs[:], r.starts[:], r.count) for r in reps]
         sync = z3.Bool(f"e{e}_sync")
         choices[f"e{e}_sync"] = sync
         comparable = effective_count(s_arr, ops, variant)
@@ -261,7 +263,8 @@ def build_history(K: int, W: int = 2, variant: Variant = REFERENCE) -> History:
             z3.And(i < a.count, j < b.count, a.epochs[i] == b.epochs[j], a.starts[i] != b.starts[j])
             for i in range(K) for j in range(K)])
         checks.append(Check("epoch-start-agreement", e, same_epoch_other_start))
-        snapshots.append((e, [(r.name, r.labels[:], r.max, r.epochs[:], r.starts[:], r.count) for r in reps], t_var))
+        snapshots.append((e, at_handshake, [(r.name, r.labels[:], r.max, r.epochs[:], r.starts[:], r.count)
+                                            for r in reps]))
     return History(K, W, cons, checks, snapshots, choices)
 
 
@@ -356,18 +359,21 @@ def render_counterexample(history: History, model, prop: str) -> str:
                   if c.property == prop and z3.is_true(model.eval(c.violated, model_completion=True)))
     for e in range(1, failing + 1):
         ch = history.choices
-        crash = [f"{r} crashes, keeps {_val(model, ch[f'e{e}_{r}_max_after_crash'])}" for r in REPLICAS]
+        crash = [f"{r} crashes and keeps only {_val(model, ch[f'e{e}_{r}_max_after_crash'])}; " for r in REPLICAS
+                 if _val(model, ch[f"e{e}_{r}_max_after_crash"]) < _val(model, ch[f"e{e}_{r}_max_before_crash"])]
         master = "B" if z3.is_true(model.eval(ch[f"e{e}_master_is_B"], model_completion=True)) else "A"
         slave = "A" if master == "B" else "B"
-        step = f"epoch {e}: {'; '.join(crash)}; master {master} writes {_val(model, ch[f'e{e}_writes'])}"
+        step = f"epoch {e}: {''.join(crash)}master {master} writes {_val(model, ch[f'e{e}_writes'])}"
         if z3.is_true(model.eval(ch[f"e{e}_sync"], model_completion=True)):
             t = _val(model, ch[f"e{e}_t"])
             step += f"; {slave} handshakes: consistent point {t}"
             if t != NO_POINT:
                 step += f", copies up to {_val(model, ch[f'e{e}_copy_to'])}"
         lines.append(step)
-    _, states, _ = history.snapshots[failing - 1]
-    lines.append(f"state after epoch {failing} ({prop} fails):")
+    _, at_handshake, after = history.snapshots[failing - 1]
+    states = after if prop in ("well-formed", "epoch-start-agreement") else at_handshake
+    when = "after" if states is after else "at the handshake of"
+    lines.append(f"state {when} epoch {failing} ({prop} fails):")
     for name, labels, mx, epochs, starts, count in states:
         n = _val(model, count)
         entries = " ".join(f"[e{_val(model, epochs[i])}@{_val(model, starts[i])}]" for i in range(n)) or "(empty)"
