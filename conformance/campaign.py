@@ -19,6 +19,8 @@ from conformance.errors import AdapterError, UserError
 from conformance.runresult import Counterexample, Coverage, Metric, PropertyVerdict, RunConfig, RunResult
 from conformance.scenarios.base import ExpectationFailed
 from conformance.scenarios.dledger import DLedgerCluster
+from conformance.scenarios.truncation import build_truncation, generate_truncation_script, truncation_outcomes
+from spec.invariants import truncation as truncation_inv
 from conformance.script import Script, Step
 from conformance.targets import dledger_target
 from spec.dledger.candidate import CandidateAction
@@ -163,6 +165,14 @@ SCENARIOS: dict[str, Scenario] = {
         generate=generate_dledger_script,
         build=build_dledger,
     ),
+    "truncation": Scenario(
+        name="truncation",
+        default_profile="rocketmq-5.1",
+        properties=tuple(truncation_inv.INVARIANTS),
+        outcomes=truncation_outcomes(),
+        generate=lambda config: generate_truncation_script(config, FAULT_MIXES),
+        build=build_truncation,
+    ),
 }
 
 
@@ -278,16 +288,6 @@ def counterexample_for(script: Script, adapter: str, prop: str, message: str, bu
     )
 
 
-def _metrics(cluster) -> tuple[Metric, ...]:
-    out: list[Metric] = []
-    if cluster.elections:
-        out.append(Metric("time_to_first_leader_ms", float(cluster.elections[0][0])))
-    out += [Metric("failover_ms", float(x)) for x in cluster.failovers_ms]
-    out += [Metric("messages_per_election", float(x)) for x in cluster.messages_per_election]
-    out += [Metric("terms_per_election", float(x)) for x in cluster.terms_per_election]
-    return tuple(out)
-
-
 def run_one(config: RunConfig, shrink_budget: int = 250) -> RunResult:
     """Run one seeded scenario against one adapter and judge every property."""
     started = time.perf_counter()
@@ -317,8 +317,7 @@ def run_one(config: RunConfig, shrink_budget: int = 250) -> RunResult:
             script, config.adapter, first.violation.property, first.violation.message, shrink_budget
         )
     verdict = "error" if ex.error else ("fail" if first else "pass")
-    max_term = max(cluster.history.max_term.values(), default=0)
-    leader_changes = sum(1 for a, b in zip(cluster.elections, cluster.elections[1:]) if a[2] != b[2])
+    summary = cluster.run_summary()
     return RunResult(
         config=config,
         implementation=implementation,
@@ -327,13 +326,13 @@ def run_one(config: RunConfig, shrink_budget: int = 250) -> RunResult:
         steps=cluster.sim.steps,
         simulated_ms=cluster.sim.now,
         wall_ms=(time.perf_counter() - started) * 1000.0,
-        elections=len(cluster.elections),
-        leader_changes=leader_changes,
-        max_term=max_term,
+        elections=summary.elections,
+        leader_changes=summary.leader_changes,
+        max_term=summary.max_term,
         first_violation=first.violation.property if first else None,
         first_violation_step=first.step if first else None,
         properties=properties,
-        metrics=_metrics(cluster),
+        metrics=summary.metrics,
         coverage=tuple(Coverage(p, o, c) for (p, o), c in sorted(cluster.coverage.items())),
         counterexample=counterexample,
         error=ex.error,

@@ -58,6 +58,16 @@ def parse_net(args: tuple[str, ...], where: str) -> NetConfig:
         raise UserError(f"{where}: bad net spec {' '.join(args)!r} (want MIN..MAX [drop=P] [dup=P]): {exc}") from None
 
 
+@attrs.frozen(slots=True)
+class RunSummary:
+    """What a run reports besides its violations (see conformance.runresult.RunResult)."""
+
+    elections: int = 0  # leaders (or masters) installed
+    leader_changes: int = 0
+    max_term: int = 0  # largest term (or epoch)
+    metrics: tuple = ()  # conformance.runresult.Metric
+
+
 class SimCluster:
     """Base of scenario clusters. Subclasses call ``_start_simulator`` with a node factory."""
 
@@ -104,6 +114,9 @@ class SimCluster:
     def finish(self) -> None:
         for n in self.peers:
             self.harvest_coverage(n)
+
+    def run_summary(self) -> RunSummary:
+        return RunSummary()
 
     def trace_jsonl(self) -> str:
         return trace_to_jsonl(self.sim.trace)

@@ -16,7 +16,8 @@ Steps, besides those every scenario understands (``conformance/scenarios/base.py
 """
 from __future__ import annotations
 
-from conformance.scenarios.base import ExpectationFailed, SimCluster
+from conformance.runresult import Metric
+from conformance.scenarios.base import ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
 from conformance.targets import DLedgerTarget
 from reference.simulator import Simulator
@@ -101,6 +102,20 @@ class DLedgerCluster(SimCluster):
         if self._fault_at is None:
             self._fault_at = self.sim.now
             self._fault_messages = self.sim.messages_sent
+
+    def run_summary(self) -> RunSummary:
+        metrics = []
+        if self.elections:
+            metrics.append(Metric("time_to_first_leader_ms", float(self.elections[0][0])))
+        metrics += [Metric("failover_ms", float(x)) for x in self.failovers_ms]
+        metrics += [Metric("messages_per_election", float(x)) for x in self.messages_per_election]
+        metrics += [Metric("terms_per_election", float(x)) for x in self.terms_per_election]
+        return RunSummary(
+            elections=len(self.elections),
+            leader_changes=sum(1 for a, b in zip(self.elections, self.elections[1:]) if a[2] != b[2]),
+            max_term=max(self.history.max_term.values(), default=0),
+            metrics=tuple(metrics),
+        )
 
     def views(self) -> list[DLedgerView | None]:
         return [n.observe() if n is not None else None for n in self.sim.nodes.values()]

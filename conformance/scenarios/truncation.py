@@ -1,0 +1,233 @@
+"""The ``truncation`` scenario: 2 or 3 broker replicas, failovers with fresh master
+epochs, writes acknowledged by the whole set, crashes that lose unflushed tails.
+
+Steps, besides those every scenario understands (``conformance/scenarios/base.py``):
+
+| step | meaning |
+|---|---|
+| ``failover N`` | N becomes master of the next epoch; every other live replica becomes its slave |
+| ``write [COUNT]`` | a client writes COUNT (default 1) messages at the current master |
+| ``expect epochs N e@s ...`` | N's epoch file, e.g. ``expect epochs r2 1@0 3@40`` |
+| ``expect max N OFFSET`` | N's log ends at OFFSET |
+| ``expect acknowledged COUNT`` | exactly COUNT messages were acknowledged so far |
+
+A restarted replica rejoins as a slave of the current master (the controller's job in
+the full stack). Invariants (``spec/invariants/truncation.py``) are checked after
+every activation.
+"""
+from __future__ import annotations
+
+import random
+from typing import Callable
+
+import attrs
+
+from conformance.errors import UserError
+from conformance.runresult import Metric, RunConfig
+from conformance.scenarios.base import ExpectationFailed, RunSummary, SimCluster
+from conformance.script import Script, Step
+from reference.broker_replica import BecomeMaster, BecomeSlave, BrokerReplica, ClientWrite, Role
+from spec.invariants import truncation as inv
+from spec.truncation.algebra import REFERENCE, Variant
+
+
+@attrs.frozen(slots=True)
+class TruncationTarget:
+    adapter: str
+    implementation: str
+    version: str
+    variant: Variant
+
+
+def truncation_target(adapter: str) -> TruncationTarget:
+    from conformance.targets import RMQHA_IMPLEMENTATION, rmqha_version
+    from spec.proofs.truncation_model import VARIANTS
+
+    if adapter == "reference":
+        return TruncationTarget(adapter, RMQHA_IMPLEMENTATION, rmqha_version(), REFERENCE)
+    if adapter.startswith("mutant:") and adapter.split(":", 1)[1] in VARIANTS:
+        name = adapter.split(":", 1)[1]
+        return TruncationTarget(adapter, f"{RMQHA_IMPLEMENTATION}+{name}", rmqha_version(), VARIANTS[name])
+    raise UserError(f"adapter {adapter!r} has no broker replica for the truncation scenario "
+                    f"(use reference or mutant:VARIANT with a variant of 'rmqha prove truncation')")
+
+
+class TruncationCluster(SimCluster):
+    scenario = "truncation"
+
+    def __init__(self, script: Script, target: TruncationTarget, record_trace: bool = True):
+        super().__init__(script, record_trace)
+        self.target = target
+        self.master: str | None = None
+        self.epoch = 0
+        self.acknowledged: dict[str, int] = {}  # id -> offset, acknowledged by the whole set
+        self.written = 0
+        self._handshakes: dict[str, tuple | None] = {}
+        self.failovers = 0
+        self.elections: list[tuple[int, int, str]] = []  # (time, epoch, master) per failover
+
+        def factory(node_id, durable, now, draw):
+            return BrokerReplica(node_id, self.peers, durable, now, target.variant)
+
+        self._start_simulator(factory, (self._observe,))
+
+    # ------------------------------------------------------------------ monitor
+
+    def _observe(self, sim, node_id: str, incoming, ready) -> None:
+        node = sim.nodes[node_id]
+        if node is None:
+            return
+        if node.role is Role.MASTER:
+            for i in node.acknowledged:
+                self.acknowledged.setdefault(i, next(o for o, _, x in node.observe().log if x == i))
+            node.acknowledged.clear()
+        view = node.observe()
+        for v in inv.replica_checks(view):
+            self.violate(v)
+        if view.last_handshake != self._handshakes.get(node_id):
+            self._handshakes[node_id] = view.last_handshake
+            found = inv.check_handshake_progress(view)
+            if found is not None:
+                self.violate(found)
+            master = sim.nodes.get(view.last_handshake[0]) if view.last_handshake else None
+            if master is not None and view.last_handshake[1] >= 0:
+                found = inv.check_prefix_agreement(view, master.observe(), view.last_handshake[1])
+                if found is not None:
+                    self.violate(found)
+        if self.master is not None and sim.nodes.get(self.master) is not None:
+            m = sim.nodes[self.master]
+            if m.role is Role.MASTER and m.epoch == self.epoch:
+                found = inv.check_acknowledged(m.observe(), self.acknowledged)
+                if found is not None:
+                    self.violate(found)
+
+    def run_summary(self) -> RunSummary:
+        return RunSummary(
+            elections=len(self.elections),
+            leader_changes=sum(1 for a, b in zip(self.elections, self.elections[1:]) if a[2] != b[2]),
+            max_term=self.epoch,
+            metrics=(Metric("acknowledged_messages", float(len(self.acknowledged))),
+                     Metric("written_messages", float(self.written))),
+        )
+
+    # ------------------------------------------------------------------ steps
+
+    def step_failover(self, step: Step) -> None:
+        n = self.node_arg(step)
+        if self.sim.nodes[n] is None:
+            raise UserError(f"line {step.line}: failover to {n}, which is down")
+        self.epoch += 1
+        self.master = n
+        self.failovers += 1
+        self.elections.append((self.sim.now, self.epoch, n))
+        self.sim.client(n, BecomeMaster(self.epoch))
+        for p in self.peers:
+            if p != n and self.sim.nodes[p] is not None:
+                self.sim.client(p, BecomeSlave(n, self.epoch))
+
+    def step_restart(self, step: Step) -> None:
+        n = self.node_arg(step)
+        self.sim.restart(n)
+        if self.master is not None and n != self.master:
+            self.sim.client(n, BecomeSlave(self.master, self.epoch))
+
+    def step_restart_all(self, step: Step) -> None:
+        for n in self.peers:
+            if self.sim.nodes[n] is None:
+                self.step_restart(Step("restart", (n,), step.line))
+
+    def step_write(self, step: Step) -> None:
+        count = self.int_arg(step, 0, 1)
+        if self.master is None:
+            return
+        for _ in range(count):
+            self.written += 1
+            self.sim.client(self.master, ClientWrite(f"w{self.written}"))
+
+    # ------------------------------------------------------------------ expectations
+
+    def _view(self, step: Step, where: str):
+        n = self.node_arg(step, 1)
+        node = self.sim.nodes[n]
+        if node is None:
+            raise ExpectationFailed(f"{where}: {n} is down")
+        return node.observe()
+
+    def expect_epochs(self, step: Step, where: str) -> None:
+        v = self._view(step, where)
+        want = [tuple(int(x) for x in a.split("@")) for a in step.args[2:]]
+        got = [(e.epoch, e.start_offset) for e in v.epoch_file.entries]
+        if got != want:
+            raise ExpectationFailed(f"{where}: but {v.node_id} has {v.epoch_file.render()}")
+
+    def expect_max(self, step: Step, where: str) -> None:
+        v = self._view(step, where)
+        if v.max_offset != self.int_arg(step, 2):
+            raise ExpectationFailed(f"{where}: but {v.node_id}'s log ends at {v.max_offset}")
+
+    def expect_acknowledged(self, step: Step, where: str) -> None:
+        if len(self.acknowledged) != self.int_arg(step, 1):
+            raise ExpectationFailed(f"{where}: but {len(self.acknowledged)} were acknowledged")
+
+
+def truncation_outcomes() -> dict[str, tuple[str, ...]]:
+    from spec.truncation.replication import HandshakeOutcome, HeaderOutcome, RoleChangeOutcome
+
+    return {
+        "change_to_master": tuple(o.value for o in RoleChangeOutcome),
+        "change_to_slave": tuple(o.value for o in RoleChangeOutcome),
+        "slave_handshake": tuple(o.value for o in HandshakeOutcome),
+        "on_transfer_header": tuple(o.value for o in HeaderOutcome),
+        "client_write": ("APPENDED", "NOT_MASTER"),
+    }
+
+
+def generate_truncation_script(config: RunConfig, fault_mixes: dict) -> Script:
+    """Failovers between 2 or 3 replicas, writes, crashes with flush loss, restarts."""
+    if config.fault_mix not in fault_mixes:
+        raise UserError(f"unknown fault mix {config.fault_mix!r} (known: {', '.join(fault_mixes)})")
+    if config.group_size not in (2, 3):
+        raise UserError(f"the truncation scenario has 2 or 3 replicas, not {config.group_size}")
+    rng = random.Random(f"{config.seed}:plan")
+    nodes = tuple(f"r{i}" for i in range(1, config.group_size + 1))
+    faults = fault_mixes[config.fault_mix]
+    steps: list[Step] = [Step("run", ("50",)), Step("failover", (rng.choice(nodes),))]
+    down: set[str] = set()
+    elapsed = 0
+    while elapsed < config.duration_ms:
+        choice = rng.choice(("write", "write", "failover", "run") + tuple(f for f in faults if f != "isolate-leader"))
+        up = [n for n in nodes if n not in down]
+        if choice == "write":
+            steps.append(Step("write", (str(rng.randint(1, 4)),)))
+        elif choice == "failover" and up:
+            steps.append(Step("failover", (rng.choice(up),)))
+        elif choice in ("crash", "crash-leader"):
+            if down and rng.random() < 0.5:
+                n = rng.choice(sorted(down))
+                down.discard(n)
+                steps.append(Step("restart", (n,)))
+            elif len(up) > 1:
+                n = rng.choice(up)
+                down.add(n)
+                steps.append(Step("crash", (n,)))
+                if rng.random() < 0.5:  # the controller fails over when the master dies
+                    steps.append(Step("failover", (rng.choice([x for x in up if x != n]),)))
+        elif choice in ("partition", "block"):
+            a, b = rng.sample(nodes, 2)
+            steps.append(Step("partition", (a, "|", b)) if choice == "partition" else Step("block", (a, b)))
+            if rng.random() < 0.5:
+                steps.append(Step("heal"))
+        elif choice == "lossy":
+            steps.append(Step("net", ("1..100", f"drop={rng.choice(('0.05', '0.2'))}", "dup=0.05")))
+        ms = rng.randint(50, 1500)
+        steps.append(Step("run", (str(ms),)))
+        elapsed += ms
+    steps += [Step("heal"), Step("net", ("default",)), Step("restart-all")]
+    steps.append(Step("failover", (rng.choice(nodes),)))
+    steps += [Step("write", ("2",)), Step("run", ("3000",))]
+    return Script("truncation", nodes, config.seed, config.profile, config.adapter, start_spread_ms=0,
+                  steps=tuple(steps))
+
+
+def build_truncation(script: Script, adapter: str, record_trace: bool = True):
+    return TruncationCluster(script, truncation_target(adapter), record_trace)

@@ -1,0 +1,373 @@
+"""A sans-IO broker replica: commitlog, epoch file, and the HA connection (AutoSwitchHA*).
+
+Roles come from outside (``BecomeMaster`` / ``BecomeSlave`` control messages: the
+truncation scenario's script, or a controller): this node only replicates. Every
+decision is a spec call (``spec/truncation``); this module keeps state and turns
+decisions into messages.
+
+* Commitlog: messages ``(offset, size, epoch, id)``; ``flushed`` marks the durable
+  prefix. Unacknowledged data is flushed every ``FLUSH_INTERVAL_MS``; acknowledged data
+  is flushed before it is acknowledged (synchronous flush on acknowledgement), so a
+  crash loses only an unacknowledged tail.
+* Durable state (``ReplicaDurable``): the flushed commitlog prefix and the epoch file.
+* Slave connection: READY → HANDSHAKE → TRANSFER. READY drops the dirty tail and sends
+  the handshake; the master's reply (its max offset and epoch entries) is decided by
+  ``slave_handshake``; in TRANSFER the slave reports its max offset, and each batch
+  header is checked by ``on_transfer_header`` (an offset mismatch drops the connection).
+* Master connection per slave: HANDSHAKE until the slave's first report, then TRANSFER:
+  one batch (``next_batch``) in flight per slave; the slave's reported offset is its ack.
+"""
+from __future__ import annotations
+
+import enum
+from collections import Counter
+
+import attrs
+
+from reference.node_api import Message, Ready
+from spec.truncation.algebra import REFERENCE, Variant
+from spec.truncation.epoch_file import EpochEntry, EpochFile
+from spec.truncation.replication import (
+    HandshakeOutcome,
+    HeaderOutcome,
+    Message as LogMessage,
+    RoleChangeOutcome,
+    TransferHeader,
+    change_to_master,
+    change_to_slave,
+    next_batch,
+    on_transfer_header,
+    slave_handshake,
+)
+
+MESSAGE_SIZE = 10
+MAX_BATCH_BYTES = 30
+FLUSH_INTERVAL_MS = 500
+RETRY_MS = 200  # a slave retries a failed handshake or a dropped connection after this long
+
+
+# ------------------------------------------------------------------ wire records
+
+
+@attrs.frozen(slots=True)
+class BecomeMaster:
+    epoch: int
+
+
+@attrs.frozen(slots=True)
+class BecomeSlave:
+    master: str
+    epoch: int
+
+
+@attrs.frozen(slots=True)
+class ClientWrite:
+    id: str  # unique message id
+    ack_all: bool = True  # acknowledge once every replica of the set holds it
+
+
+@attrs.frozen(slots=True)
+class HandshakeRequest:
+    epoch: int
+
+
+@attrs.frozen(slots=True)
+class HandshakeResponse:
+    epoch: int
+    max_offset: int
+    entries: tuple[EpochEntry, ...]
+
+
+@attrs.frozen(slots=True)
+class SlaveReport:
+    """The slave's max offset (its ack), sent after the handshake and after each batch."""
+
+    epoch: int
+    max_offset: int
+
+
+@attrs.frozen(slots=True)
+class TransferBatch:
+    epoch: int  # the master's epoch (connection identity)
+    header: TransferHeader
+    messages: tuple[LogMessage, ...]
+    ids: tuple[str, ...]
+
+
+# ------------------------------------------------------------------ state
+
+
+class Role(enum.Enum):
+    NONE = "NONE"
+    MASTER = "MASTER"
+    SLAVE = "SLAVE"
+
+
+class SlaveState(enum.Enum):
+    READY = "READY"
+    HANDSHAKE = "HANDSHAKE"
+    TRANSFER = "TRANSFER"
+
+
+@attrs.frozen(slots=True)
+class ReplicaDurable:
+    log: tuple[tuple[LogMessage, str], ...]  # flushed messages with their ids
+    epoch_file: EpochFile
+
+
+@attrs.frozen(slots=True)
+class ReplicaView:
+    node_id: str
+    role: Role
+    epoch: int
+    max_offset: int
+    flushed: int
+    epoch_file: EpochFile
+    log: tuple[tuple[int, int, str], ...]  # (offset, epoch, id)
+    confirm_offset: int
+    slave_state: SlaveState | None
+    acks: tuple[tuple[str, int], ...]  # master: slave -> acked offset
+    last_handshake: tuple | None  # (master, t, outcome) of the latest handshake decision
+
+
+class BrokerReplica:
+    def __init__(self, node_id: str, peers: tuple[str, ...], durable: ReplicaDurable | None = None, now: int = 0,
+                 variant: Variant = REFERENCE):
+        self.node_id = node_id
+        self.variant = variant  # a known-bad variant of the algorithm (mutants), else the reference
+        self.peers = tuple(p for p in peers if p != node_id)
+        durable = durable or ReplicaDurable((), EpochFile())
+        self.log: list[LogMessage] = [m for m, _ in durable.log]
+        self.ids: list[str] = [i for _, i in durable.log]
+        self.flushed = self.log[-1].end if self.log else 0
+        self.epoch_file = durable.epoch_file
+        self.role = Role.NONE
+        self.epoch = 0
+        self.master: str | None = None
+        self.slave_state: SlaveState | None = None
+        self.retry_at = now
+        self.confirm_offset = 0
+        self.acks: dict[str, int] = {}
+        self.in_flight: dict[str, bool] = {}
+        self.pending_acks: dict[str, int] = {}  # message id -> offset end, awaiting the whole set
+        self.last_flush = now
+        self.last_handshake: tuple | None = None
+        self.acknowledged: list[str] = []  # ids acknowledged to clients (read by the scenario)
+        self.coverage: Counter = Counter()
+        self.version = 0
+        self._out: list[Message] = []
+        self._dirty = False
+
+    # ------------------------------------------------------------------ helpers
+
+    @property
+    def max_offset(self) -> int:
+        return self.log[-1].end if self.log else 0
+
+    def durable(self) -> ReplicaDurable:
+        kept = tuple((m, i) for m, i in zip(self.log, self.ids) if m.end <= self.flushed)
+        return ReplicaDurable(kept, self.epoch_file)
+
+    def observe(self) -> ReplicaView:
+        return ReplicaView(
+            self.node_id, self.role, self.epoch, self.max_offset, self.flushed, self.epoch_file,
+            tuple((m.offset, m.epoch, i) for m, i in zip(self.log, self.ids)), self.confirm_offset,
+            self.slave_state, tuple(sorted(self.acks.items())), self.last_handshake,
+        )
+
+    def summary(self) -> dict:
+        return {"role": self.role.value, "epoch": self.epoch, "max": self.max_offset, "flushed": self.flushed,
+                "epochs": [[e.epoch, e.start_offset] for e in self.epoch_file.entries],
+                "state": self.slave_state.value if self.slave_state else None}
+
+    def _send(self, dst: str, payload) -> None:
+        self._out.append(Message(self.node_id, dst, payload))
+
+    def _ready(self) -> Ready:
+        out = tuple(self._out)
+        self._out.clear()
+        persist = None
+        if self._dirty:
+            self._dirty = False
+            persist = self.durable()
+        return Ready(out, persist)
+
+    def _changed(self, persist: bool = False) -> None:
+        self.version += 1
+        self._dirty = self._dirty or persist
+
+    def _truncate_log(self, offset: int) -> None:
+        keep = sum(1 for m in self.log if m.end <= offset)
+        del self.log[keep:]
+        del self.ids[keep:]
+        self.flushed = min(self.flushed, self.max_offset)
+
+    def _flush(self, upto: int | None = None) -> None:
+        target = self.max_offset if upto is None else min(upto, self.max_offset)
+        if target > self.flushed:
+            self.flushed = target
+            self._changed(persist=True)
+
+    # ------------------------------------------------------------------ driver API
+
+    def tick(self, now: int) -> Ready:
+        if now - self.last_flush >= FLUSH_INTERVAL_MS:
+            self.last_flush = now
+            self._flush()
+        if self.role is Role.SLAVE and self.slave_state is SlaveState.READY and now >= self.retry_at:
+            # READY: the dirty tail is gone already (restart); connect and hand-shake
+            self.slave_state = SlaveState.HANDSHAKE
+            self.retry_at = now + RETRY_MS * 5
+            self._send(self.master, HandshakeRequest(self.epoch))
+            self._changed()
+        elif self.role is Role.SLAVE and self.slave_state is SlaveState.HANDSHAKE and now >= self.retry_at:
+            self.slave_state = SlaveState.READY  # no answer: start over
+        elif self.role is Role.SLAVE and self.slave_state is SlaveState.TRANSFER and now >= self.retry_at:
+            self.retry_at = now + RETRY_MS * 5
+            self._send(self.master, SlaveReport(self.epoch, self.max_offset))  # keep-alive report
+        return self._ready()
+
+    def step(self, message: Message, now: int) -> Ready:
+        handler = _HANDLERS.get(type(message.payload))
+        if handler is not None:
+            handler(self, message.src, message.payload, now)
+        return self._ready()
+
+    # ------------------------------------------------------------------ roles
+
+    def _on_become_master(self, src: str, m: BecomeMaster, now: int) -> None:
+        change = change_to_master(self.epoch_file, m.epoch, self.max_offset, had_dirty_tail=False,
+                                  variant=self.variant)
+        self.coverage[("change_to_master", change.outcome.value)] += 1
+        if change.outcome is not RoleChangeOutcome.ACCEPTED:
+            return
+        self.epoch_file = change.epoch_file
+        self.role, self.epoch, self.master = Role.MASTER, m.epoch, self.node_id
+        self.slave_state = None
+        self.acks = {}
+        self.in_flight = {}
+        self.pending_acks = {}
+        self.confirm_offset = min(self.confirm_offset, self.max_offset)
+        self._changed(persist=True)
+
+    def _on_become_slave(self, src: str, m: BecomeSlave, now: int) -> None:
+        outcome = change_to_slave(self.epoch_file, m.epoch)
+        self.coverage[("change_to_slave", outcome.value)] += 1
+        if outcome is not RoleChangeOutcome.ACCEPTED:
+            return
+        self.role, self.epoch, self.master = Role.SLAVE, m.epoch, m.master
+        self.slave_state = SlaveState.READY
+        self.retry_at = now
+        self.acks = {}
+        self.pending_acks = {}
+        self._changed()
+
+    # ------------------------------------------------------------------ master side
+
+    def _on_client_write(self, src: str, w: ClientWrite, now: int) -> None:
+        if self.role is not Role.MASTER:
+            self.coverage[("client_write", "NOT_MASTER")] += 1
+            return
+        self.coverage[("client_write", "APPENDED")] += 1
+        msg = LogMessage(self.max_offset, MESSAGE_SIZE, self.epoch)
+        self.log.append(msg)
+        self.ids.append(w.id)
+        self.pending_acks[w.id] = msg.end
+        self._changed()
+        for peer in self.peers:
+            self._push(peer)
+        self._acknowledge()
+
+    def _on_handshake_request(self, src: str, r: HandshakeRequest, now: int) -> None:
+        if self.role is not Role.MASTER or r.epoch != self.epoch:
+            return
+        self.acks.pop(src, None)
+        self.in_flight[src] = False
+        self._send(src, HandshakeResponse(self.epoch, self.max_offset, self.epoch_file.entries))
+
+    def _on_slave_report(self, src: str, r: SlaveReport, now: int) -> None:
+        if self.role is not Role.MASTER or r.epoch != self.epoch:
+            return
+        self.acks[src] = r.max_offset
+        self.in_flight[src] = False
+        self._changed()
+        self._acknowledge()
+        self._push(src)
+
+    def _push(self, slave: str) -> None:
+        if slave not in self.acks or self.in_flight.get(slave):
+            return
+        header = next_batch(self.epoch_file, self.log, self.acks[slave], self.confirm_offset, MAX_BATCH_BYTES,
+                            self.variant)
+        if header is None:
+            return
+        chosen = [(m, i) for m, i in zip(self.log, self.ids) if header.offset <= m.offset < header.offset + header.size]
+        self.in_flight[slave] = True
+        self._send(slave, TransferBatch(self.epoch, header, tuple(m for m, _ in chosen), tuple(i for _, i in chosen)))
+
+    def _acknowledge(self) -> None:
+        """allAckInSyncStateSet over every replica: acknowledge what all of them hold."""
+        everyone = min([self.max_offset] + [self.acks.get(p, 0) for p in self.peers])
+        if everyone > self.confirm_offset:
+            self.confirm_offset = everyone
+            self._changed()
+        done = [i for i, end in self.pending_acks.items() if end <= everyone]
+        if done:
+            self._flush(everyone)  # synchronous flush on acknowledgement
+            for i in done:
+                del self.pending_acks[i]
+                self.acknowledged.append(i)
+            self._changed()
+
+    # ------------------------------------------------------------------ slave side
+
+    def _on_handshake_response(self, src: str, r: HandshakeResponse, now: int) -> None:
+        if self.role is not Role.SLAVE or src != self.master or self.slave_state is not SlaveState.HANDSHAKE:
+            return
+        decision = slave_handshake(self.epoch_file, self.max_offset, EpochFile(r.entries), r.max_offset,
+                                   variant=self.variant)
+        self.coverage[("slave_handshake", decision.outcome.value)] += 1
+        self.last_handshake = (src, decision.transfer_from, decision.outcome.value, r.max_offset)
+        if decision.outcome is HandshakeOutcome.NO_CONSISTENT_POINT:
+            self.slave_state = SlaveState.READY  # retried forever; the scenario reports it
+            self.retry_at = now + RETRY_MS
+            self._changed()
+            return
+        if decision.truncate_log_to is not None:
+            self._truncate_log(decision.truncate_log_to)
+        self.epoch_file = decision.epoch_file
+        self.slave_state = SlaveState.TRANSFER
+        self.retry_at = now + RETRY_MS * 5
+        self._changed(persist=True)
+        self._send(src, SlaveReport(self.epoch, self.max_offset))
+
+    def _on_transfer_batch(self, src: str, b: TransferBatch, now: int) -> None:
+        if self.role is not Role.SLAVE or src != self.master or b.epoch != self.epoch or \
+                self.slave_state is not SlaveState.TRANSFER:
+            return
+        decision = on_transfer_header(self.epoch_file, self.max_offset, b.header)
+        self.coverage[("on_transfer_header", decision.outcome.value)] += 1
+        if decision.outcome is HeaderOutcome.OFFSET_MISMATCH:
+            self.slave_state = SlaveState.READY  # drop the connection
+            self.retry_at = now + RETRY_MS
+            self._changed()
+            return
+        self.log.extend(b.messages)
+        self.ids.extend(b.ids)
+        self.epoch_file = decision.epoch_file
+        self.confirm_offset = decision.confirm_offset
+        self._flush()  # a slave acknowledges only what it has flushed
+        self._changed(persist=True)
+        self.retry_at = now + RETRY_MS * 5
+        self._send(src, SlaveReport(self.epoch, self.max_offset))
+
+
+_HANDLERS = {
+    BecomeMaster: BrokerReplica._on_become_master,
+    BecomeSlave: BrokerReplica._on_become_slave,
+    ClientWrite: BrokerReplica._on_client_write,
+    HandshakeRequest: BrokerReplica._on_handshake_request,
+    HandshakeResponse: BrokerReplica._on_handshake_response,
+    SlaveReport: BrokerReplica._on_slave_report,
+    TransferBatch: BrokerReplica._on_transfer_batch,
+}

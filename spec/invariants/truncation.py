@@ -1,0 +1,82 @@
+"""Invariants of the truncation scenario (broker replicas under failovers).
+
+Pure predicates over replica views (``reference.broker_replica.ReplicaView``-shaped
+records: duck-typed here so that spec/ does not import reference/).
+
+| name | what must hold |
+|---|---|
+| prefix-agreement | after every handshake, the slave's log equals its master's below the consistent point |
+| epoch-file-well-formed | epochs and start offsets strictly increase |
+| positions-covered | every message below a replica's max offset lies in one of its epoch entries |
+| acknowledged-not-lost | every message acknowledged by the whole set is in the current master's log, at its offset |
+| handshake-progress | a handshake never ends without a consistent point (an operator would have to wipe the slave) |
+"""
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+from spec.invariants import Violation
+from spec.truncation.epoch_file import find_entry_by_offset, well_formed
+
+INVARIANTS: dict[str, str] = {
+    "prefix-agreement": "after every handshake the slave's log equals the master's below the consistent point",
+    "epoch-file-well-formed": "epochs and start offsets strictly increase",
+    "positions-covered": "every position below the max offset maps to an epoch entry",
+    "acknowledged-not-lost": "no message acknowledged by the whole set is lost",
+    "handshake-progress": "every handshake finds a consistent point",
+}
+
+
+def check_prefix_agreement(slave, master, point: int) -> Violation | None:
+    """``slave`` just truncated to ``point`` against ``master``'s log."""
+    mine = [(o, i) for o, _, i in slave.log if o < point]
+    theirs = [(o, i) for o, _, i in master.log if o < point]
+    if mine != theirs[: len(mine)]:
+        at = next(o for (o, i), x in zip(mine, theirs) if (o, i) != x) if any(
+            a != b for a, b in zip(mine, theirs)) else (mine[len(theirs)][0] if len(mine) > len(theirs) else point)
+        return Violation("prefix-agreement",
+                         f"{slave.node_id} kept a log that differs from master {master.node_id}'s at offset {at} "
+                         f"(consistent point {point})", slave.node_id)
+    return None
+
+
+def check_epoch_file(view) -> Violation | None:
+    if not well_formed(view.epoch_file):
+        return Violation("epoch-file-well-formed", f"{view.node_id} epoch file {view.epoch_file.render()}",
+                         view.node_id)
+    return None
+
+
+def check_positions_covered(view) -> Violation | None:
+    for offset, _, _ in view.log:
+        if find_entry_by_offset(view.epoch_file, offset) is None:
+            return Violation("positions-covered",
+                             f"{view.node_id} holds a message at {offset} that no epoch entry covers "
+                             f"({view.epoch_file.render()})", view.node_id)
+    return None
+
+
+def check_acknowledged(master, acknowledged: Mapping[str, int]) -> Violation | None:
+    """``acknowledged``: message id -> offset, for messages the whole set acknowledged."""
+    have = {o: i for o, _, i in master.log}
+    for message_id, offset in acknowledged.items():
+        if have.get(offset) != message_id:
+            return Violation("acknowledged-not-lost",
+                             f"master {master.node_id} (epoch {master.epoch}) lacks acknowledged message "
+                             f"{message_id} at {offset}", master.node_id)
+    return None
+
+
+def check_handshake_progress(view) -> Violation | None:
+    if view.last_handshake is not None and view.last_handshake[2] == "NO_CONSISTENT_POINT":
+        return Violation("handshake-progress",
+                         f"{view.node_id} found no consistent point against {view.last_handshake[0]} "
+                         f"({view.epoch_file.render()}, max {view.max_offset})", view.node_id)
+    return None
+
+
+def replica_checks(view) -> Iterable[Violation]:
+    for check in (check_epoch_file, check_positions_covered):
+        found = check(view)
+        if found is not None:
+            yield found
