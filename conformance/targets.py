@@ -68,13 +68,21 @@ def dledger_target(adapter: str, profile_name: str | None, timing: Timing) -> DL
 
 
 def _foreign_dledger_target(adapter: str, profile: Profile, timing: Timing) -> DLedgerTarget:
-    try:
-        from adapters import resolve  # noqa: WPS433 (optional layer, resolved lazily)
-    except ImportError:
-        raise UserError(f"unknown adapter {adapter!r}: use reference or mutant:NAME") from None
-    resolved = resolve(adapter)
-    factory = getattr(resolved, "dledger_node_factory", None)
-    if factory is None:
-        raise UserError(f"adapter {adapter!r} does not implement DLedger nodes")
-    make_node = factory(profile, timing)
-    return DLedgerTarget(adapter, resolved.implementation, resolved.version, profile, make_node)
+    """Nodes of an implementation under test, driven through the adapter protocol."""
+    from adapters import resolve
+    from adapters.remote_node import RemoteNode
+
+    connected = resolve(adapter)
+    if "dledger" not in connected.info.nodes:
+        raise UserError(f"adapter {adapter!r} does not implement DLedger nodes "
+                        f"(it offers: {', '.join(sorted(connected.info.nodes)) or 'none'})")
+    declared = connected.info.profiles.get("dledger")
+    if declared is not None and declared in PROFILES:
+        profile = PROFILES[declared]
+    counter = [0]
+
+    def make_node(node_id, peers, draw, durable, now):
+        counter[0] += 1
+        return RemoteNode(connected, "dledger", node_id, peers, draw(2**31), durable, now, f"{node_id}#{counter[0]}")
+
+    return DLedgerTarget(adapter, connected.info.implementation, connected.info.version, profile, make_node)

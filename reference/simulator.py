@@ -277,8 +277,14 @@ class Simulator:
 
     def crash(self, node_id: str) -> None:
         self._check_node(node_id)
-        if self.nodes[node_id] is None:
+        node = self.nodes[node_id]
+        if node is None:
             return
+        # A node that says what survives a crash (an implementation under test) is
+        # taken at its word; otherwise its last Ready.persist is what survives.
+        crash = getattr(node, "crash", None)
+        if callable(crash):
+            self.disk[node_id] = crash()
         self.nodes[node_id] = None
         self.incarnation[node_id] += 1
         self._emit("crash", node_id)

@@ -1,0 +1,28 @@
+"""Errors that reach the user as one line and a non-zero exit status."""
+
+
+class UserError(Exception):
+    """Bad input from the user: a malformed file, a missing directory, a bad flag.
+
+    The CLI prints ``rmqha: error: <message>`` and exits with ``exit_code`` (2).
+    The message must fit on one line and name the offending thing (file, case, field).
+    """
+
+    exit_code = 2
+
+    def __init__(self, message: str):
+        super().__init__(" ".join(str(message).split()))
+
+
+class AdapterError(Exception):
+    """An implementation under test crashed, hung or answered garbage.
+
+    Campaigns record it as an ``error`` verdict with the offending exchange; the CLI
+    turns an unhandled one into a one-line error and exit status 3.
+    """
+
+    exit_code = 3
+
+    def __init__(self, message: str, exchange: str | None = None):
+        super().__init__(" ".join(str(message).split()))
+        self.exchange = exchange

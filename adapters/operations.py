@@ -1,0 +1,180 @@
+"""Handler-level operations: stateless calls an implementation can answer.
+
+Each operation names its parameters (decoded with ``adapters.codec`` in the
+operation's namespace), its spec implementation (what the reference answers, given a
+profile), and the *canonical* form of an answer: the parts that must agree for the
+implementation to conform (decisions are compared by outcome, reply and effects, not
+by the name of the spec's internal table row). docs/adapter-protocol.md lists them.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import attrs
+
+from spec.dledger import candidate, heartbeat, vote
+from spec.dledger import log as dledger_log
+from spec.dledger.candidate import VoteCounts
+from spec.dledger.heartbeat import HeartbeatCounts
+from spec.dledger.member_state import MemberView
+from spec.dledger.profiles import DEFAULT_TIMING, PROFILES
+from spec.dledger.records import Entry, HeartBeatRequest, PushEntryRequest, VoteRequest
+from spec.truncation import epoch_file as ef
+from spec.truncation import replication
+from spec.truncation.epoch_file import EpochFile
+from spec.broker import confirm_offset as broker_confirm
+from spec.broker import sync_state_set as broker_sss
+from spec.controller.heartbeat import StaticLiveness
+from spec.controller.records import ControllerMetadata
+from spec.controller.rules import ControllerRules
+from spec.controller.profiles import PROFILES as CONTROLLER_PROFILES
+
+
+@attrs.frozen(slots=True)
+class Operation:
+    name: str  # "<namespace>.<procedure>"
+    namespace: str  # codec namespace and profile family
+    params: tuple[tuple[str, Any], ...]  # (name, type) in call order
+    result: Any  # type of the answer
+    spec: Callable[..., Any]  # spec(profile_name, **args) -> answer
+    canonical: Callable[[Any], Any] = lambda x: x
+    profiles: tuple[str, ...] = ()  # profiles the answer depends on (empty: none)
+
+
+def _dledger(fn):
+    return lambda profile, **kw: fn(PROFILES[profile], **kw)
+
+
+def _decision(*fields: str) -> Callable[[Any], Any]:
+    return lambda d: tuple(getattr(d, f) for f in fields)
+
+
+DLEDGER_PROFILES = tuple(PROFILES)
+
+OPERATIONS: dict[str, Operation] = {
+    op.name: op
+    for op in (
+        Operation(
+            "dledger.handle_vote", "dledger",
+            (("member", MemberView), ("request", VoteRequest), ("self_vote", bool)), vote.VoteDecision,
+            _dledger(lambda p, member, request, self_vote: vote.handle_vote(member, request, self_vote, p)),
+            _decision("result", "reply_term", "effects"), DLEDGER_PROFILES,
+        ),
+        Operation(
+            "dledger.handle_heartbeat", "dledger",
+            (("member", MemberView), ("request", HeartBeatRequest)), heartbeat.HeartbeatDecision,
+            _dledger(lambda p, member, request: heartbeat.handle_heartbeat(member, request)),
+            _decision("code", "reply_term", "effects"), DLEDGER_PROFILES,
+        ),
+        Operation(
+            "dledger.parse_vote_result", "dledger",
+            (("counts", VoteCounts), ("peer_size", int)), candidate.ParseDecision,
+            _dledger(lambda p, counts, peer_size: candidate.parse_vote_result(counts, peer_size, p)),
+            _decision("result", "next_vote", "effects"), DLEDGER_PROFILES,
+        ),
+        Operation(
+            "dledger.decide_heartbeat_round", "dledger",
+            (("counts", HeartbeatCounts), ("peer_size", int), ("now", int), ("last_succ_heartbeat_time", int)),
+            heartbeat.HeartbeatRoundDecision,
+            _dledger(lambda p, counts, peer_size, now, last_succ_heartbeat_time: heartbeat.decide_heartbeat_round(
+                counts, peer_size, now, last_succ_heartbeat_time, DEFAULT_TIMING, p)),
+            _decision("outcome", "effects"), DLEDGER_PROFILES,
+        ),
+        Operation(
+            "dledger.handle_push", "dledger",
+            (("member", MemberView), ("request", PushEntryRequest), ("log", tuple[Entry, ...]),
+             ("committed_index", int)), dledger_log.PushDecision,
+            _dledger(lambda p, member, request, log, committed_index: dledger_log.handle_push(
+                member, request, log, committed_index, p)),
+            lambda d: (d.response.code, d.response.end_index, d.response.x_term, d.response.x_index, d.effects),
+            DLEDGER_PROFILES,
+        ),
+        Operation(
+            "dledger.leader_commit_index", "dledger",
+            (("match_indexes", tuple[int, ...]), ("log", tuple[Entry, ...]), ("curr_term", int),
+             ("committed_index", int)), int,
+            _dledger(lambda p, match_indexes, log, curr_term, committed_index: dledger_log.leader_commit_index(
+                match_indexes, log, curr_term, committed_index, p.log_generation)),
+            lambda x: x, DLEDGER_PROFILES,
+        ),
+        Operation(
+            "truncation.find_consistent_point", "truncation",
+            (("local", EpochFile), ("local_max", int), ("master", EpochFile), ("master_max", int)), int,
+            lambda profile, local, local_max, master, master_max: ef.find_consistent_point(
+                local, local_max, master, master_max),
+        ),
+        Operation(
+            "truncation.append", "truncation",
+            (("epoch_file", EpochFile), ("epoch", int), ("start_offset", int)),
+            tuple[EpochFile, ef.AppendOutcome],
+            lambda profile, epoch_file, epoch, start_offset: ef.append(
+                epoch_file, epoch, start_offset),
+        ),
+        Operation(
+            "truncation.slave_handshake", "truncation",
+            (("local", EpochFile), ("local_max", int), ("master", EpochFile), ("master_max", int)),
+            replication.HandshakeDecision,
+            lambda profile, local, local_max, master, master_max: replication.slave_handshake(
+                local, local_max, master, master_max),
+        ),
+        Operation(
+            "truncation.change_to_master", "truncation",
+            (("epoch_file", EpochFile), ("epoch", int), ("valid_max_offset", int), ("had_dirty_tail", bool)),
+            replication.MasterChange,
+            lambda profile, epoch_file, epoch, valid_max_offset, had_dirty_tail: replication.change_to_master(
+                epoch_file, epoch, valid_max_offset, had_dirty_tail),
+        ),
+    )
+}
+
+
+def _controller(profile: str | None, metadata, request, liveness, is_leader=True):
+    rules = ControllerRules.for_profile(profile or "rocketmq-5.1")
+    return rules.handle(metadata, request, liveness, is_leader=is_leader)
+
+
+OPERATIONS.update({
+    op.name: op
+    for op in (
+        Operation(
+            "controller.handle", "controller",
+            (("metadata", ControllerMetadata), ("request", Any), ("liveness", StaticLiveness), ("is_leader", bool)),
+            Any, _controller,
+            lambda r: (r.response, r.events), tuple(CONTROLLER_PROFILES),
+        ),
+        Operation(
+            "broker.maybe_shrink", "broker",
+            (("local", frozenset[int]), ("master_id", int), ("caught_up_time", dict[int, int]), ("now", int)),
+            broker_sss.ShrinkDecision,
+            lambda profile, local, master_id, caught_up_time, now: broker_sss.maybe_shrink(
+                local, master_id, caught_up_time, now),
+            lambda d: (d.changed, d.new_set),
+        ),
+        Operation(
+            "broker.maybe_expand", "broker",
+            (("local", frozenset[int]), ("slave_id", int), ("ack_offset", int), ("confirm_offset", int),
+             ("epoch_start_offset", int), ("is_async_learner", bool)),
+            broker_sss.ExpandDecision,
+            lambda profile, **kw: broker_sss.maybe_expand(**kw),
+            lambda d: (d.outcome, d.new_set),
+        ),
+        Operation(
+            "broker.compute_master_confirm_offset", "broker",
+            (("max_offset", int), ("sync_state_set", frozenset[int]), ("master_id", int), ("acks", dict[int, int]),
+             ("current_confirm_offset", int)),
+            Any,
+            lambda profile, **kw: broker_confirm.compute_master_confirm_offset(**kw),
+        ),
+    )
+})
+
+
+def call_spec(name: str, profile: str | None, args: dict) -> Any:
+    op = OPERATIONS[name]
+    return op.spec(profile, **args)
+
+
+def namespace_profile(name: str, profiles: dict[str, str]) -> str | None:
+    """The profile an operation is judged under, from an adapter's declared profiles."""
+    op = OPERATIONS[name]
+    return profiles.get(op.namespace) if op.profiles else None

@@ -1,0 +1,36 @@
+"""The adapter protocol, version 1: requests and responses as JSON objects.
+
+The same protocol is spoken over every transport — in process, JSON lines over a
+subprocess's stdin/stdout, and the JVM — so an implementation answers the same
+questions whichever way it is plugged in. docs/adapter-protocol.md is the reference.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+PROTOCOL = "rmqha-adapter/1"
+
+# Operations of the protocol itself (handler-level operations go through "call").
+OPS = ("hello", "call", "node.create", "node.tick", "node.step", "node.crash", "node.observe", "bye")
+
+# Error codes an implementation may answer with.
+UNSUPPORTED = "unsupported"  # the operation (or node kind) is not implemented: reported as not applicable
+BAD_REQUEST = "bad-request"  # the request could not be understood
+INTERNAL = "internal"  # the implementation failed while handling it
+ERROR_CODES = (UNSUPPORTED, BAD_REQUEST, INTERNAL)
+
+
+def request(request_id: int, op: str, args: dict) -> dict:
+    return {"rmqha": 1, "id": request_id, "op": op, "args": args}
+
+
+def ok(request_id: Any, result: Any) -> dict:
+    return {"rmqha": 1, "id": request_id, "ok": True, "result": result}
+
+
+def error(request_id: Any, code: str, message: str) -> dict:
+    return {"rmqha": 1, "id": request_id, "ok": False, "error": {"code": code, "message": message}}
+
+
+class Unsupported(Exception):
+    """Raised by an implementation (or the driver) for an operation it does not offer."""

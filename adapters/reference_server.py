@@ -1,0 +1,174 @@
+"""rmqha's reference implementation behind the adapter protocol.
+
+``ReferenceServer.handle(request) -> response`` answers every operation of the
+protocol with the spec (handler level) and the reference DLedger node (node level),
+optionally with a mutant. It serves three purposes: the in-process ``reference`` and
+``mutant:NAME`` adapters, ``rmqha serve-stdio`` (the reference as a subprocess, to test
+the stdio transport end to end), and a worked example of a server for other teams.
+"""
+from __future__ import annotations
+
+import random
+import sys
+from typing import Any
+
+import attrs
+
+from adapters import codec
+from adapters.operations import OPERATIONS
+from adapters.protocol import BAD_REQUEST, INTERNAL, PROTOCOL, UNSUPPORTED, error, ok
+from reference.dledger_node import DLedgerDurable, DLedgerNode
+from reference.mutants import MUTANTS
+from reference.node_api import Message
+from reference.procedures import REFERENCE_PROCEDURES
+from spec.dledger.profiles import DEFAULT_TIMING, PROFILES
+
+attrs.resolve_types(DLedgerDurable, globalns=vars(sys.modules[DLedgerDurable.__module__]))
+
+# handler-level operations that a DLedger mutant answers with its replaced procedure
+_MUTABLE = {
+    "dledger.handle_vote": lambda proc, p, a: proc.handle_vote(a["member"], a["request"], a["self_vote"], p),
+    "dledger.handle_heartbeat": lambda proc, p, a: proc.handle_heartbeat(a["member"], a["request"]),
+    "dledger.parse_vote_result": lambda proc, p, a: proc.parse_vote_result(a["counts"], a["peer_size"], p),
+    "dledger.decide_heartbeat_round": lambda proc, p, a: proc.decide_heartbeat_round(
+        a["counts"], a["peer_size"], a["now"], a["last_succ_heartbeat_time"], DEFAULT_TIMING, p),
+    "dledger.handle_push": lambda proc, p, a: proc.handle_push(a["member"], a["request"], a["log"],
+                                                              a["committed_index"], p),
+    "dledger.leader_commit_index": lambda proc, p, a: proc.leader_commit_index(
+        a["match_indexes"], a["log"], a["curr_term"], a["committed_index"], p.log_generation),
+}
+
+
+class ReferenceServer:
+    def __init__(self, mutant: str | None = None, dledger_profile: str = "dledger-0.4",
+                 controller_profile: str = "rocketmq-5.1"):
+        if mutant is not None and mutant not in MUTANTS:
+            raise KeyError(f"unknown mutant {mutant!r}")
+        self.mutant = mutant
+        self.base_profile = PROFILES[dledger_profile]
+        if mutant is None:
+            self.profile, self.procedures = self.base_profile, REFERENCE_PROCEDURES
+        else:
+            self.profile, self.procedures = MUTANTS[mutant].apply(self.base_profile)
+        self.profiles = {"dledger": dledger_profile, "controller": controller_profile}
+        self.nodes: dict[str, DLedgerNode] = {}
+
+    # ------------------------------------------------------------------ protocol
+
+    def handle(self, req: dict) -> dict:
+        rid = req.get("id") if isinstance(req, dict) else None
+        try:
+            op = req["op"]
+            args = req.get("args") or {}
+            handler = getattr(self, "_op_" + op.replace(".", "_"), None)
+            if handler is None:
+                return error(rid, UNSUPPORTED, f"operation {op!r} is not supported")
+            return ok(rid, handler(args))
+        except codec.CodecError as exc:
+            return error(rid, BAD_REQUEST, str(exc))
+        except (KeyError, TypeError) as exc:
+            return error(rid, BAD_REQUEST, f"malformed request: {exc!r}")
+        except _Unsupported as exc:
+            return error(rid, UNSUPPORTED, str(exc))
+        except Exception as exc:  # noqa: BLE001 - reported to the driver, which decides
+            return error(rid, INTERNAL, f"{type(exc).__name__}: {exc}")
+
+    def _op_hello(self, args: dict) -> dict:
+        implementation = "rmqha-reference" + (f"+{self.mutant}" if self.mutant else "")
+        operations = sorted(OPERATIONS if self.mutant is None else _MUTABLE)
+        return {"protocol": PROTOCOL, "implementation": implementation, "version": _version(),
+                "profiles": self.profiles, "operations": operations, "nodes": ["dledger"]}
+
+    def _op_bye(self, args: dict) -> dict:
+        return {}
+
+    def _op_call(self, args: dict) -> Any:
+        name = args["operation"]
+        op = OPERATIONS.get(name)
+        if op is None or (self.mutant is not None and name not in _MUTABLE):
+            raise _Unsupported(f"operation {name!r} is not supported")
+        reg = codec.registry(op.namespace)
+        raw = args.get("args") or {}
+        decoded = {}
+        for pname, ptype in op.params:
+            if pname not in raw:
+                raise codec.CodecError(pname, "missing argument")
+            decoded[pname] = codec.decode(raw[pname], ptype, reg, pname)
+        if name in _MUTABLE:
+            result = _MUTABLE[name](self.procedures, self.profile, decoded)
+        else:
+            result = op.spec(self.profiles.get(op.namespace), **decoded)
+        return codec.encode(result)
+
+    # ------------------------------------------------------------------ nodes
+
+    def _op_node_create(self, args: dict) -> dict:
+        if args["kind"] != "dledger":
+            raise _Unsupported(f"node kind {args['kind']!r} is not supported")
+        rng = random.Random(args["seed"])
+        durable = None
+        if args.get("durable") is not None:
+            durable = codec.decode(args["durable"], DLedgerDurable, codec.registry("dledger"), "durable")
+        self.nodes[args["handle"]] = DLedgerNode(
+            args["node_id"], tuple(args["peers"]), lambda bound: rng.randrange(bound) if bound > 0 else 0,
+            durable, args["now"], self.profile, DEFAULT_TIMING, self.procedures)
+        return {}
+
+    def _ready(self, ready) -> dict:
+        return {
+            "messages": [{"src": m.src, "dst": m.dst, "payload": codec.encode(m.payload)} for m in ready.messages],
+            "persist": codec.encode(ready.persist) if ready.persist is not None else None,
+        }
+
+    def _op_node_tick(self, args: dict) -> dict:
+        return self._ready(self.nodes[args["handle"]].tick(args["now"]))
+
+    def _op_node_step(self, args: dict) -> dict:
+        m = args["message"]
+        payload = codec.decode(m["payload"], Any, codec.registry("dledger"), "message.payload")
+        return self._ready(self.nodes[args["handle"]].step(Message(m["src"], m["dst"], payload), args["now"]))
+
+    def _op_node_crash(self, args: dict) -> dict:
+        node = self.nodes.pop(args["handle"])
+        return {"durable": codec.encode(node.durable())}
+
+    def _op_node_observe(self, args: dict) -> dict:
+        node = self.nodes[args["handle"]]
+        return {"view": codec.encode(node.observe()), "summary": node.summary()}
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("rmqha")
+    except Exception:
+        return "0+source"
+
+
+def serve_stdio(server: ReferenceServer, stdin=None, stdout=None) -> int:
+    """Answer JSON-line requests until ``bye`` or end of input."""
+    import json
+
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    for line in stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            req = json.loads(line)
+        except json.JSONDecodeError as exc:
+            stdout.write(json.dumps(error(None, BAD_REQUEST, f"not JSON: {exc.msg}")) + "\n")
+            stdout.flush()
+            continue
+        response = server.handle(req)
+        stdout.write(json.dumps(response, separators=(",", ":")) + "\n")
+        stdout.flush()
+        if isinstance(req, dict) and req.get("op") == "bye":
+            break
+    return 0
