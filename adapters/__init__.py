@@ -1,47 +1,61 @@
 """How implementations under test plug into rmqha.
 
-``resolve(spec)`` turns an ``--adapter`` spec into a connected ``ProtocolAdapter``:
+``resolve(spec)`` turns an ``--adapter`` spec into a connected ``ProtocolAdapter``
+(handshake done, capabilities known). docs/adapters.md describes every form:
 
 | spec | what it is |
 |---|---|
 | ``reference`` | rmqha's reference (spec + reference nodes), in process |
 | ``mutant:NAME`` | the reference with one known bug (``reference/mutants.py``) |
+| ``pysyncobj`` | PySyncObj's Raft core as ``raft`` nodes, over TCP-like links (``adapters/pysyncobj_server.py``) |
+| ``pysyncobj:datagram`` | the same over links that may reorder and duplicate (a ``transport=`` of its own) |
 | ``python:MODULE:FACTORY`` | ``MODULE.FACTORY()`` returns an object with ``handle(request) -> response`` |
 | ``stdio:COMMAND`` | a process speaking JSON lines on stdin/stdout (docs/adapter-protocol.md) |
 | ``jvm:CLASSPATH:CLASS`` | a Java class with ``String handle(String)``, via JPype (CLASSPATH uses ``os.pathsep``) |
+| ``jvm:dledger[:CLASSPATH]`` | the real DLedger elector's handlers (``adapters/jvm_targets.py``) |
+| ``jvm:rocketmq[:CLASSPATH]`` | the real RocketMQ controller and epoch classes (``adapters/jvm_targets.py``) |
 
-Handler-level campaigns and tests call ``adapter.call(operation, args)``; node-level
-simulation wraps ``adapter`` in ``adapters.remote_node.RemoteNode``.
+Handler-level tests call ``adapter.invoke(operation, args)``; node-level simulation
+wraps ``adapter`` in ``adapters.remote_node.RemoteNode``.
 """
 from __future__ import annotations
 
+import atexit
 import importlib
-import os
 
-from adapters.transports import InProcessAdapter, JvmAdapter, ProtocolAdapter, StdioAdapter
 from adapters.errors import UserError
+from adapters.transports import InProcessAdapter, ProtocolAdapter, StdioAdapter
 
 _CACHE: dict[str, ProtocolAdapter] = {}
+
+FORMS = ("reference", "mutant:NAME", "pysyncobj[:datagram]", "python:MODULE:FACTORY", "stdio:COMMAND",
+         "jvm:CLASSPATH:CLASS", "jvm:dledger[:CLASSPATH]", "jvm:rocketmq[:CLASSPATH]")
 
 
 def resolve(spec: str, fresh: bool = False) -> ProtocolAdapter:
     """A connected adapter for ``spec`` (handshake done). Cached per spec unless ``fresh``."""
     if not fresh and spec in _CACHE:
         return _CACHE[spec]
-    adapter = _connect(spec)
-    adapter.hello()
+    adapter = connect(spec)
+    try:
+        adapter.hello()
+    except BaseException:
+        adapter.close()
+        raise
     if not fresh:
         _CACHE[spec] = adapter
     return adapter
 
 
+@atexit.register
 def close_all() -> None:
     for adapter in _CACHE.values():
         adapter.close()
     _CACHE.clear()
 
 
-def _connect(spec: str) -> ProtocolAdapter:
+def connect(spec: str) -> ProtocolAdapter:
+    """An adapter for ``spec``, not yet greeted (``resolve`` does the handshake)."""
     from adapters.reference_server import ReferenceServer
 
     if spec == "reference":
@@ -52,6 +66,12 @@ def _connect(spec: str) -> ProtocolAdapter:
             return InProcessAdapter(spec, ReferenceServer(mutant=rest))
         except KeyError as exc:
             raise UserError(str(exc).strip('"')) from None
+    if kind == "pysyncobj":
+        from adapters.pysyncobj_server import PySyncObjServer
+
+        if rest not in ("", "datagram", "fifo"):
+            raise UserError(f"adapter {spec!r}: use pysyncobj or pysyncobj:datagram")
+        return InProcessAdapter(spec, PySyncObjServer(links=rest or "fifo"))
     if kind == "python":
         module_name, _, factory = rest.partition(":")
         if not module_name or not factory:
@@ -63,15 +83,13 @@ def _connect(spec: str) -> ProtocolAdapter:
             raise UserError(f"adapter {spec!r}: {exc}") from None
         if not callable(getattr(obj, "handle", None)):
             raise UserError(f"adapter {spec!r}: {factory}() returned an object without handle(request)")
-        return InProcessAdapter(spec, obj)
+        return InProcessAdapter(spec, obj, watchdog=True)
     if kind == "stdio":
-        if not rest:
+        if not rest.strip():
             raise UserError(f"adapter {spec!r}: use stdio:COMMAND")
         return StdioAdapter(spec, rest)
     if kind == "jvm":
-        classpath, _, class_name = rest.rpartition(":")
-        if not classpath or not class_name:
-            raise UserError(f"adapter {spec!r}: use jvm:CLASSPATH:CLASS")
-        return JvmAdapter(spec, classpath.split(os.pathsep), class_name)
-    raise UserError(f"unknown adapter {spec!r} (reference, mutant:NAME, python:MODULE:FACTORY, stdio:COMMAND, "
-                    f"jvm:CLASSPATH:CLASS)")
+        from adapters import jvm_targets
+
+        return jvm_targets.connect(spec, rest)
+    raise UserError(f"unknown adapter {spec!r} (forms: {', '.join(FORMS)})")

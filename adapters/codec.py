@@ -36,6 +36,7 @@ NAMESPACES = {
     "truncation": ("spec.truncation",),
     "controller": ("spec.controller", "spec.frozenmap"),
     "broker": ("spec.broker", "spec.controller"),
+    "raft": ("spec.raft",),
 }
 
 

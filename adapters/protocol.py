@@ -6,6 +6,9 @@ questions whichever way it is plugged in. docs/adapter-protocol.md is the refere
 """
 from __future__ import annotations
 
+import json
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 PROTOCOL = "rmqha-adapter/1"
@@ -34,3 +37,33 @@ def error(request_id: Any, code: str, message: str) -> dict:
 
 class Unsupported(Exception):
     """Raised by an implementation (or the driver) for an operation it does not offer."""
+
+
+SCHEMA_PATH = Path(__file__).with_name("protocol.schema.json")
+
+
+@lru_cache(maxsize=None)
+def schema() -> dict:
+    """The published JSON schema of the protocol (requests, responses, hello, node answers)."""
+    return json.loads(SCHEMA_PATH.read_text())
+
+
+@lru_cache(maxsize=None)
+def _validator(definition: str):
+    import jsonschema
+
+    root = schema()
+    return jsonschema.Draft202012Validator({"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"})
+
+
+def validate(definition: str, value: Any) -> str | None:
+    """None if ``value`` fits the schema's ``definition``, else one line saying where it does not."""
+    error = next(iter(sorted(_validator(definition).iter_errors(value), key=lambda e: list(e.path))), None)
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path) or "(answer)"
+    return f"{where}: {error.message}"
+
+
+def validate_hello(answer: Any) -> str | None:
+    return validate("hello", answer)

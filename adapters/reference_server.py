@@ -22,6 +22,9 @@ from reference.mutants import MUTANTS
 from reference.node_api import Message
 from reference.procedures import REFERENCE_PROCEDURES
 from spec.dledger.profiles import DEFAULT_TIMING, PROFILES
+from spec.dledger.records import ClientAppend, DLedgerView
+from spec.invariants.dledger import liveness_bound_ms
+from spec.raft.records import ClientCommand, RaftEntry, RaftView
 
 attrs.resolve_types(DLedgerDurable, globalns=vars(sys.modules[DLedgerDurable.__module__]))
 
@@ -52,6 +55,7 @@ class ReferenceServer:
             self.profile, self.procedures = MUTANTS[mutant].apply(self.base_profile)
         self.profiles = {"dledger": dledger_profile, "controller": controller_profile}
         self.nodes: dict[str, DLedgerNode] = {}
+        self.kinds: dict[str, str] = {}  # handle -> node kind it was created as
 
     # ------------------------------------------------------------------ protocol
 
@@ -77,7 +81,8 @@ class ReferenceServer:
         implementation = "rmqha-reference" + (f"+{self.mutant}" if self.mutant else "")
         operations = sorted(OPERATIONS if self.mutant is None else _MUTABLE)
         return {"protocol": PROTOCOL, "implementation": implementation, "version": _version(),
-                "profiles": self.profiles, "operations": operations, "nodes": ["dledger"]}
+                "profiles": self.profiles, "operations": operations, "nodes": list(NODE_KINDS),
+                "liveness_bound_ms": {kind: liveness_bound_ms(DEFAULT_TIMING) for kind in NODE_KINDS}}
 
     def _op_bye(self, args: dict) -> dict:
         return {}
@@ -103,8 +108,9 @@ class ReferenceServer:
     # ------------------------------------------------------------------ nodes
 
     def _op_node_create(self, args: dict) -> dict:
-        if args["kind"] != "dledger":
+        if args["kind"] not in NODE_KINDS:
             raise _Unsupported(f"node kind {args['kind']!r} is not supported")
+        self.kinds[args["handle"]] = args["kind"]
         rng = random.Random(args["seed"])
         durable = None
         if args.get("durable") is not None:
@@ -114,31 +120,56 @@ class ReferenceServer:
             durable, args["now"], self.profile, DEFAULT_TIMING, self.procedures)
         return {}
 
-    def _ready(self, ready) -> dict:
+    def _activate(self, handle: str, act) -> dict:
+        node = self.nodes[handle]
+        before = node.version
+        ready = act(node)
         return {
             "messages": [{"src": m.src, "dst": m.dst, "payload": codec.encode(m.payload)} for m in ready.messages],
             "persist": codec.encode(ready.persist) if ready.persist is not None else None,
+            "changed": node.version != before,
         }
 
     def _op_node_tick(self, args: dict) -> dict:
-        return self._ready(self.nodes[args["handle"]].tick(args["now"]))
+        return self._activate(args["handle"], lambda node: node.tick(args["now"]))
 
     def _op_node_step(self, args: dict) -> dict:
         m = args["message"]
-        payload = codec.decode(m["payload"], Any, codec.registry("dledger"), "message.payload")
-        return self._ready(self.nodes[args["handle"]].step(Message(m["src"], m["dst"], payload), args["now"]))
+        raw = m["payload"]
+        if isinstance(raw, dict) and raw.get("@type") == "ClientCommand":  # a generic Raft client request
+            payload = ClientAppend(codec.decode(raw, ClientCommand, codec.registry("raft"), "message.payload").body)
+        else:
+            payload = codec.decode(raw, Any, codec.registry("dledger"), "message.payload")
+        message = Message(m["src"], m["dst"], payload)
+        return self._activate(args["handle"], lambda node: node.step(message, args["now"]))
 
     def _op_node_crash(self, args: dict) -> dict:
         node = self.nodes.pop(args["handle"])
+        self.kinds.pop(args["handle"], None)
         return {"durable": codec.encode(node.durable())}
 
     def _op_node_observe(self, args: dict) -> dict:
         node = self.nodes[args["handle"]]
-        return {"view": codec.encode(node.observe()), "summary": node.summary()}
+        view = node.observe()
+        if self.kinds.get(args["handle"]) == "raft":
+            view = raft_view(view)
+        return {"view": codec.encode(view), "summary": node.summary()}
 
 
 class _Unsupported(Exception):
     pass
+
+
+# A reference DLedger node can also be run as a generic Raft node: its messages are
+# then opaque to the driver and its observation is the generic Raft view, so the
+# generic Raft invariants (spec/invariants/raft.py) judge rmqha's own reference and
+# mutants exactly as they judge a third-party Raft.
+NODE_KINDS = ("dledger", "raft")
+
+
+def raft_view(v: DLedgerView) -> RaftView:
+    return RaftView(v.node_id, v.role, v.curr_term, v.voted_for, v.leader_id, v.committed_index,
+                    tuple(RaftEntry(e.index, e.term, e.body) for e in v.log))
 
 
 def _version() -> str:

@@ -5,63 +5,132 @@ simulator ticks it, delivers messages to it, observes it and crashes it exactly 
 does the reference node, and every call becomes a protocol request. Randomness: the
 node is created with a seed drawn from the simulator's stream for that node, so a run
 stays reproducible as long as the implementation derives its randomness from it.
+
+Payloads: a ``dledger`` node speaks rmqha's own records (``spec/dledger/records.py``,
+JSON by ``adapters.codec``), so the suite can read every vote. Any other node kind
+(``raft``) speaks its own messages: rmqha only routes them, wrapped in an
+``Envelope`` that keeps the implementation's JSON as text and its ``type`` for traces.
+
+Observations are cached: a tick or step whose answer says ``"changed": false`` leaves
+the last view valid, which halves the round trips of a quiet cluster.
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import attrs
+
 from adapters import codec
+from adapters.errors import AdapterError
 from adapters.transports import ProtocolAdapter
 from reference.node_api import Message, Ready
 from spec.dledger.records import DLedgerView
+from spec.raft.records import RaftView
 
 _EMPTY = Ready()
+
+# node kind -> the record its observation decodes to
+VIEWS: dict[str, type] = {"dledger": DLedgerView, "raft": RaftView}
+# node kinds whose messages are rmqha records (the others are opaque to rmqha)
+TYPED_MESSAGES = frozenset({"dledger"})
+
+
+@attrs.frozen(slots=True)
+class Envelope:
+    """An implementation's own message, carried unread: ``data`` is its JSON text."""
+
+    type: str
+    data: str
+
+    @staticmethod
+    def wrap(payload: Any) -> "Envelope":
+        kind = payload.get("type") if isinstance(payload, dict) else None
+        return Envelope(kind if isinstance(kind, str) else "message",
+                        json.dumps(payload, sort_keys=True, separators=(",", ":")))
 
 
 class RemoteNode:
     def __init__(self, adapter: ProtocolAdapter, kind: str, node_id: str, peers: tuple[str, ...], seed: int,
                  durable: Any, now: int, handle: str):
+        if kind not in VIEWS:
+            raise ValueError(f"unknown node kind {kind!r}")
         self.adapter = adapter
         self.kind = kind
         self.node_id = node_id
         self.handle = handle
+        self.version = 0  # bumps whenever the implementation says its state changed
         self._reg = codec.registry(kind)
+        self._typed = kind in TYPED_MESSAGES
+        self._observed: tuple[int, dict, Any] | None = None  # (version, raw observation, decoded view)
         adapter.request("node.create", {"kind": kind, "handle": handle, "node_id": node_id, "peers": list(peers),
                                         "seed": seed, "durable": durable, "now": now})
 
-    def _ready(self, raw: dict) -> Ready:
-        try:
-            messages = tuple(
-                Message(m["src"], m["dst"], codec.decode(m["payload"], Any, self._reg, f"messages[{i}].payload"))
-                for i, m in enumerate(raw.get("messages") or ()))
-        except (KeyError, TypeError, codec.CodecError) as exc:
-            from adapters.errors import AdapterError
+    def _malformed(self, what: str, exc: Exception) -> AdapterError:
+        return AdapterError(f"{self.adapter.spec}: node {self.node_id} answered a malformed {what}: {exc}",
+                            self.adapter.last_exchange)
 
-            raise AdapterError(f"{self.adapter.spec}: node {self.node_id} answered a malformed message: {exc}") from None
+    def _ready(self, raw: Any) -> Ready:
+        try:
+            if not isinstance(raw, dict):
+                raise TypeError(f"expected an object, got {type(raw).__name__}")
+            messages = tuple(
+                Message(self.node_id, _text(m["dst"]), self._payload_in(m["payload"], i))
+                for i, m in enumerate(raw.get("messages") or ()))
+            changed = raw.get("changed", True)
+            if not isinstance(changed, bool):
+                raise TypeError(f"changed must be true or false, not {changed!r}")
+        except (KeyError, TypeError, codec.CodecError) as exc:
+            raise self._malformed("answer", exc) from None
+        if changed:
+            self.version += 1
         persist = raw.get("persist")
         return Ready(messages, persist) if (messages or persist is not None) else _EMPTY
+
+    def _payload_in(self, payload: Any, i: int) -> Any:
+        if self._typed:
+            return codec.decode(payload, Any, self._reg, f"messages[{i}].payload")
+        return Envelope.wrap(payload)
+
+    def _payload_out(self, payload: Any) -> Any:
+        if isinstance(payload, Envelope):
+            return json.loads(payload.data)
+        return codec.encode(payload)  # an rmqha record (a client request, or any typed message)
 
     def tick(self, now: int) -> Ready:
         return self._ready(self.adapter.request("node.tick", {"handle": self.handle, "now": now}))
 
     def step(self, message: Message, now: int) -> Ready:
-        wire = {"src": message.src, "dst": message.dst, "payload": codec.encode(message.payload)}
+        wire = {"src": message.src, "dst": message.dst, "payload": self._payload_out(message.payload)}
         return self._ready(self.adapter.request("node.step", {"handle": self.handle, "message": wire, "now": now}))
 
     def crash(self) -> Any:
         """Stop the node; what it returns is all that survives (its durable state)."""
-        return self.adapter.request("node.crash", {"handle": self.handle}).get("durable")
+        answer = self.adapter.request("node.crash", {"handle": self.handle})
+        if not isinstance(answer, dict) or "durable" not in answer:
+            raise self._malformed("crash answer", TypeError("expected an object with \"durable\""))
+        return answer["durable"]
 
-    def _observe(self) -> dict:
-        return self.adapter.request("node.observe", {"handle": self.handle})
+    def _observe(self) -> tuple[int, dict, Any]:
+        if self._observed is None or self._observed[0] != self.version:
+            raw = self.adapter.request("node.observe", {"handle": self.handle})
+            try:
+                if not isinstance(raw, dict) or "view" not in raw:
+                    raise TypeError("expected an object with \"view\"")
+                view = codec.decode(raw["view"], VIEWS[self.kind], self._reg, "view")
+            except (TypeError, codec.CodecError) as exc:
+                raise self._malformed("observation", exc) from None
+            self._observed = (self.version, raw, view)
+        return self._observed
 
-    def observe(self) -> DLedgerView:
-        try:
-            return codec.decode(self._observe()["view"], DLedgerView, self._reg, "view")
-        except (KeyError, TypeError, codec.CodecError) as exc:
-            from adapters.errors import AdapterError
-
-            raise AdapterError(f"{self.adapter.spec}: node {self.node_id} answered a malformed view: {exc}") from None
+    def observe(self):
+        return self._observe()[2]
 
     def summary(self) -> Any:
-        return self._observe().get("summary")
+        return self._observe()[1].get("summary")
+
+
+def _text(x: Any) -> str:
+    if not isinstance(x, str):
+        raise TypeError(f"a node id must be a string, not {x!r}")
+    return x

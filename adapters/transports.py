@@ -10,85 +10,55 @@ object's ``String handle(String)``, through JPype).
 Anything wrong on the implementation's side — it crashed, did not answer within the
 timeout, answered garbage or the wrong id, or answered an ``internal`` error — raises
 ``conformance.errors.AdapterError`` with the offending exchange; ``unsupported``
-raises ``adapters.protocol.Unsupported`` (reported as not applicable).
+raises ``adapters.protocol.Unsupported`` (reported as not applicable). After a
+timeout the adapter is *broken*: every later request fails at once (the implementation
+may still be busy with the old one, so nothing it says can be trusted).
 """
 from __future__ import annotations
 
 import json
 import os
+import queue
 import selectors
 import shlex
+import signal
 import subprocess
+import tempfile
+import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
 import attrs
 
-from adapters.protocol import PROTOCOL, UNSUPPORTED, Unsupported, request
+from adapters import codec
 from adapters.errors import AdapterError
+from adapters.protocol import ERROR_CODES, PROTOCOL, UNSUPPORTED, Unsupported, request, validate_hello
 
 DEFAULT_TIMEOUT_S = 10.0
+TIMEOUT_ENV = "RMQHA_ADAPTER_TIMEOUT"  # seconds, overrides the default for every transport
+
+
+def default_timeout() -> float:
+    try:
+        return float(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT_S))
+    except ValueError:
+        return DEFAULT_TIMEOUT_S
 
 
 @attrs.frozen(slots=True)
 class AdapterInfo:
+    """What an implementation declared in its ``hello`` answer."""
+
     spec: str
     implementation: str
     version: str
-    profiles: dict
-    operations: frozenset
-    nodes: frozenset
+    profiles: dict  # profile family ("dledger", "controller") -> profile name it claims
+    operations: frozenset  # handler-level operations it answers
+    nodes: frozenset  # node kinds it can run ("dledger", "raft")
+    liveness_bound_ms: dict = attrs.Factory(dict)  # node kind -> its own liveness bound, if declared
 
-
-class ProtocolAdapter:
-    def __init__(self, spec: str, timeout_s: float = DEFAULT_TIMEOUT_S):
-        self.spec = spec
-        self.timeout_s = timeout_s
-        self._next_id = 0
-        self.info: AdapterInfo | None = None
-
-    # ------------------------------------------------------------------ transport
-
-    def _exchange(self, req: dict) -> dict:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def close(self) -> None:
-        pass
-
-    # ------------------------------------------------------------------ protocol
-
-    def request(self, op: str, args: dict) -> Any:
-        self._next_id += 1
-        req = request(self._next_id, op, args)
-        resp = self._exchange(req)
-        exchange = f"sent {_short(req)}; got {_short(resp)}"
-        if not isinstance(resp, dict) or resp.get("id") != req["id"] or not isinstance(resp.get("ok"), bool):
-            raise AdapterError(f"{self.spec}: malformed response to {op}", exchange)
-        if resp["ok"]:
-            if "result" not in resp:
-                raise AdapterError(f"{self.spec}: response to {op} has no result", exchange)
-            return resp["result"]
-        err = resp.get("error") or {}
-        if err.get("code") == UNSUPPORTED:
-            raise Unsupported(err.get("message") or op)
-        raise AdapterError(f"{self.spec}: {op} failed: {err.get('code')}: {err.get('message')}", exchange)
-
-    def hello(self) -> AdapterInfo:
-        r = self.request("hello", {"protocol": PROTOCOL})
-        try:
-            if r["protocol"] != PROTOCOL:
-                raise AdapterError(f"{self.spec}: speaks {r['protocol']!r}, rmqha speaks {PROTOCOL!r}")
-            self.info = AdapterInfo(self.spec, str(r["implementation"]), str(r.get("version", "?")),
-                                    dict(r.get("profiles") or {}), frozenset(r.get("operations") or ()),
-                                    frozenset(r.get("nodes") or ()))
-        except (KeyError, TypeError) as exc:
-            raise AdapterError(f"{self.spec}: malformed hello answer ({exc!r})", _short(r)) from None
-        return self.info
-
-    def call(self, operation: str, args: dict) -> Any:
-        if self.info is not None and operation not in self.info.operations:
-            raise Unsupported(f"{self.spec} does not implement {operation}")
-        return self.request("call", {"operation": operation, "args": args})
+    def supports(self, operation: str) -> bool:
+        return operation in self.operations
 
 
 def _short(x: Any, limit: int = 600) -> str:
@@ -96,126 +66,291 @@ def _short(x: Any, limit: int = 600) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-class InProcessAdapter(ProtocolAdapter):
-    def __init__(self, spec: str, server: Any):
-        super().__init__(spec)
-        self.server = server
+class ProtocolAdapter:
+    def __init__(self, spec: str, timeout_s: float | None = None):
+        self.spec = spec
+        self.timeout_s = default_timeout() if timeout_s is None else timeout_s
+        self._next_id = 0
+        self.info: AdapterInfo | None = None
+        self.last_exchange: str | None = None
+        self.broken: str | None = None  # why the adapter can no longer be used
 
-    def _exchange(self, req: dict) -> dict:
+    # ------------------------------------------------------------------ transport
+
+    def _exchange(self, req: dict) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def _break(self, why: str, exchange: str) -> AdapterError:
+        self.broken = why
+        return AdapterError(f"{self.spec}: {why}", exchange)
+
+    # ------------------------------------------------------------------ protocol
+
+    def request(self, op: str, args: dict) -> Any:
+        if self.broken:
+            raise AdapterError(f"{self.spec}: unusable after an earlier failure ({self.broken})", self.last_exchange)
+        self._next_id += 1
+        req = request(self._next_id, op, args)
+        self.last_exchange = f"sent {_short(req)}"
+        resp = self._exchange(req)
+        exchange = self.last_exchange = f"sent {_short(req)}; got {_short(resp)}"
+        if not isinstance(resp, dict) or resp.get("id") != req["id"] or not isinstance(resp.get("ok"), bool):
+            raise AdapterError(f"{self.spec}: malformed response to {op} (want an object with the request's "
+                               f"id and a boolean ok)", exchange)
+        if resp["ok"]:
+            if "result" not in resp:
+                raise AdapterError(f"{self.spec}: response to {op} has no result", exchange)
+            return resp["result"]
+        err = resp.get("error")
+        if not isinstance(err, dict) or err.get("code") not in ERROR_CODES:
+            raise AdapterError(f"{self.spec}: malformed error answer to {op} (want error.code in "
+                               f"{', '.join(ERROR_CODES)})", exchange)
+        if err["code"] == UNSUPPORTED:
+            raise Unsupported(str(err.get("message") or op))
+        raise AdapterError(f"{self.spec}: {op} failed: {err['code']}: {err.get('message')}", exchange)
+
+    def hello(self) -> AdapterInfo:
+        r = self.request("hello", {"protocol": PROTOCOL})
+        problem = validate_hello(r)
+        if problem:
+            raise AdapterError(f"{self.spec}: malformed hello answer: {problem}", self.last_exchange)
+        if r["protocol"] != PROTOCOL:
+            raise AdapterError(f"{self.spec}: speaks {r['protocol']!r}, rmqha speaks {PROTOCOL!r}", self.last_exchange)
+        self.info = AdapterInfo(self.spec, r["implementation"], r.get("version", "?"), dict(r.get("profiles", {})),
+                                frozenset(r.get("operations", ())), frozenset(r.get("nodes", ())),
+                                dict(r.get("liveness_bound_ms", {})))
+        return self.info
+
+    def call(self, operation: str, args: dict) -> Any:
+        """One handler-level call with JSON arguments; the JSON result."""
+        if self.info is not None and operation not in self.info.operations:
+            raise Unsupported(f"{self.spec} does not implement {operation}")
+        return self.request("call", {"operation": operation, "args": args})
+
+    def invoke(self, operation: str, args: dict) -> Any:
+        """One handler-level call with spec records in and out (``adapters.operations``)."""
+        from adapters.operations import OPERATIONS
+
+        op = OPERATIONS[operation]
+        raw = self.call(operation, {k: codec.encode(v) for k, v in args.items()})
         try:
-            resp = self.server.handle(json.loads(json.dumps(req)))
+            return codec.decode(raw, op.result, codec.registry(op.namespace), "result")
+        except codec.CodecError as exc:
+            raise AdapterError(f"{self.spec}: answered {operation} with a value that is not a "
+                               f"{getattr(op.result, '__name__', op.result)}: {exc}", self.last_exchange) from None
+
+
+class _Watchdog:
+    """Runs calls on one worker thread and gives up on a call after a timeout.
+
+    Python cannot stop a thread, so a call that times out is abandoned (the worker is
+    a daemon) and the adapter is marked broken by the caller.
+    """
+
+    def __init__(self, name: str):
+        self._calls: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            fn, box, done = self._calls.get()
+            try:
+                box.append((True, fn()))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                box.append((False, exc))
+            done.set()
+
+    def run(self, fn: Callable[[], Any], timeout_s: float) -> tuple[bool, Any]:
+        """``(finished, (ok, value_or_exception))``; ``finished`` False on a timeout."""
+        box: list = []
+        done = threading.Event()
+        self._calls.put((fn, box, done))
+        if not done.wait(timeout_s):
+            return False, None
+        return True, box[0]
+
+
+class InProcessAdapter(ProtocolAdapter):
+    """A Python object with ``handle(request) -> response``.
+
+    rmqha's own servers (``reference``, ``mutant:``, ``pysyncobj``) are called directly;
+    a user's ``python:`` implementation runs under a watchdog so that a hang becomes an
+    error after the timeout instead of a hung test run.
+    """
+
+    def __init__(self, spec: str, server: Any, watchdog: bool = False, timeout_s: float | None = None):
+        super().__init__(spec, timeout_s)
+        self.server = server
+        self._watchdog = _Watchdog(f"rmqha-adapter {spec}") if watchdog else None
+
+    def _call(self, req: dict) -> Any:
+        resp = self.server.handle(json.loads(json.dumps(req)))
+        try:
             return json.loads(json.dumps(resp))
         except (TypeError, ValueError) as exc:
-            raise AdapterError(f"{self.spec}: answered a value that is not JSON ({exc})", _short(req)) from None
-        except AdapterError:
-            raise
-        except Exception as exc:  # the Python implementation raised
-            raise AdapterError(f"{self.spec}: raised {type(exc).__name__}: {exc}", _short(req)) from None
+            raise _NotJson(exc) from None
+
+    def _exchange(self, req: dict) -> Any:
+        if self._watchdog is None:
+            finished, (ok, value) = True, _capture(lambda: self._call(req))
+        else:
+            finished, outcome = self._watchdog.run(lambda: self._call(req), self.timeout_s)
+            if not finished:
+                raise self._break(f"no answer within {self.timeout_s:g} s", f"sent {_short(req)}")
+            ok, value = outcome
+        if ok:
+            return value
+        if isinstance(value, _NotJson):
+            raise AdapterError(f"{self.spec}: answered a value that is not JSON ({value.args[0]})", f"sent {_short(req)}")
+        if isinstance(value, AdapterError):
+            raise value
+        raise AdapterError(f"{self.spec}: raised {type(value).__name__}: {value}", f"sent {_short(req)}")
+
+
+class _NotJson(Exception):
+    pass
+
+
+def _capture(fn: Callable[[], Any]) -> tuple[bool, Any]:
+    try:
+        return True, fn()
+    except Exception as exc:  # noqa: BLE001 - classified by the caller
+        return False, exc
+
+
+_TIMEOUT = object()
 
 
 class StdioAdapter(ProtocolAdapter):
-    """A subprocess answering one JSON line per request line."""
+    """A subprocess answering one JSON line per request line.
 
-    def __init__(self, spec: str, command: str, timeout_s: float = DEFAULT_TIMEOUT_S):
+    The process runs in its own session so that a timeout kills it and every child it
+    started; its stderr goes to a temporary file (never a pipe nobody reads, which
+    would block a chatty implementation) whose tail is quoted when it fails.
+    """
+
+    def __init__(self, spec: str, command: str, timeout_s: float | None = None):
         super().__init__(spec, timeout_s)
         self.command = command
+        self._stderr = tempfile.TemporaryFile()
         try:
             self.proc = subprocess.Popen(
-                shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                text=True, bufsize=1, env=dict(os.environ, PYTHONUNBUFFERED="1"),
+                shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+                env=dict(os.environ, PYTHONUNBUFFERED="1"), start_new_session=True,
             )
         except OSError as exc:
             raise AdapterError(f"{spec}: cannot start {command!r}: {exc.strerror}") from None
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.proc.stdout, selectors.EVENT_READ)
-        self._buffer = ""
+        self._buffer = b""
 
-    def _stderr_tail(self) -> str:
+    def stderr_tail(self, limit: int = 400) -> str:
         try:
-            if self.proc.poll() is not None and self.proc.stderr:
-                return self.proc.stderr.read()[-400:].strip().replace("\n", " | ")
+            self._stderr.seek(0)
+            text = self._stderr.read().decode("utf-8", errors="replace")
         except (OSError, ValueError):
-            pass
-        return ""
+            return ""
+        return " | ".join(text[-limit:].strip().splitlines())
 
-    def _readline(self, deadline: float) -> str:
+    def _readline(self, deadline: float) -> Any:
+        """One line (without the newline); None at end of output; ``_TIMEOUT`` if the deadline passed."""
         fd = self.proc.stdout.fileno()
-        while "\n" not in self._buffer:
+        while b"\n" not in self._buffer:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return ""
+                return _TIMEOUT
             if not self._selector.select(timeout=remaining):
                 continue
-            chunk = os.read(fd, 65536).decode("utf-8", errors="replace")
+            chunk = os.read(fd, 1 << 16)
             if not chunk:
-                return None  # end of output: the process died or closed stdout
+                return None
             self._buffer += chunk
-        line, self._buffer = self._buffer.split("\n", 1)
+        line, self._buffer = self._buffer.split(b"\n", 1)
         return line
 
-    def _exchange(self, req: dict) -> dict:
-        line = json.dumps(req, separators=(",", ":"))
+    def _exited(self, sent: str) -> AdapterError:
         try:
-            self.proc.stdin.write(line + "\n")
+            status = self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            self._kill()
+            status = self.proc.returncode
+        tail = self.stderr_tail()
+        return self._break(f"the process exited (status {status})" + (f"; stderr: {tail}" if tail else ""), sent)
+
+    def _exchange(self, req: dict) -> Any:
+        line = json.dumps(req, separators=(",", ":"))
+        sent = f"sent {_short(line)}"
+        try:
+            self.proc.stdin.write(line.encode() + b"\n")
             self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise AdapterError(f"{self.spec}: the process exited (status {self.proc.poll()}) "
-                               f"{self._stderr_tail()}".strip(), f"sent {_short(line)}") from None
+        except (BrokenPipeError, OSError, ValueError):
+            raise self._exited(sent) from None
         answer = self._readline(time.monotonic() + self.timeout_s)
         if answer is None:
-            self.proc.wait(timeout=2)
-            raise AdapterError(f"{self.spec}: the process exited (status {self.proc.returncode}) "
-                               f"{self._stderr_tail()}".strip(), f"sent {_short(line)}")
-        if answer == "":
-            self.close()
-            raise AdapterError(f"{self.spec}: no answer within {self.timeout_s:g} s (killed)", f"sent {_short(line)}")
+            raise self._exited(sent)
+        if answer is _TIMEOUT:
+            self._kill()
+            raise self._break(f"no answer within {self.timeout_s:g} s (killed)", sent)
+        text = answer.decode("utf-8", errors="replace")
         try:
-            return json.loads(answer)
+            return json.loads(text)
         except json.JSONDecodeError:
-            raise AdapterError(f"{self.spec}: answered something that is not a JSON object",
-                               f"sent {_short(line)}; got {_short(answer)}") from None
+            raise AdapterError(f"{self.spec}: answered a line that is not JSON", f"{sent}; got {_short(text)}") from None
 
-    def close(self) -> None:
+    def _kill(self) -> None:
         if self.proc.poll() is None:
             try:
-                self.proc.stdin.close()
-            except OSError:
-                pass
-            try:
-                self.proc.wait(timeout=1)
-            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
                 self.proc.kill()
-                self.proc.wait()
+            self.proc.wait()
+
+    def close(self) -> None:
+        if self.proc.poll() is None and not self.broken:
+            try:  # a polite goodbye; whatever it answers, the process is stopped next
+                self.proc.stdin.write(json.dumps(request(self._next_id + 1, "bye", {})).encode() + b"\n")
+                self.proc.stdin.close()
+                self.proc.wait(timeout=2)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                pass
+        self._kill()
+        for stream in (self.proc.stdout, self._stderr):
+            try:
+                stream.close()
+            except (OSError, ValueError):
+                pass
+        self._selector.close()
 
 
 class JvmAdapter(ProtocolAdapter):
-    """A Java object with ``String handle(String requestJson)``, loaded through JPype."""
+    """A Java object with ``String handle(String requestJson)``, loaded through JPype.
 
-    def __init__(self, spec: str, classpath: list[str], class_name: str):
-        super().__init__(spec)
-        try:
-            import jpype
-        except ImportError:
-            raise AdapterError(f"{spec}: JPype is not installed") from None
-        if not jpype.isJVMStarted():
-            jpype.startJVM(classpath=classpath, convertStrings=True)
-        else:
-            for entry in classpath:
-                jpype.addClassPath(entry)
-        try:
-            cls = jpype.JClass(class_name)
-            self.obj = cls()
-        except Exception as exc:
-            raise AdapterError(f"{spec}: cannot load class {class_name} "
-                               f"(classpath {os.pathsep.join(classpath)}): {exc}") from None
+    Calls run on a watchdog thread (JPype attaches it to the JVM) so that a Java method
+    that never returns becomes an error after the timeout.
+    """
 
-    def _exchange(self, req: dict) -> dict:
+    def __init__(self, spec: str, classpath: list[str], class_name: str, timeout_s: float | None = None):
+        super().__init__(spec, timeout_s)
+        from adapters import jvm
+
+        self.obj = jvm.instantiate(spec, classpath, class_name)
+        self._watchdog = _Watchdog(f"rmqha-jvm {spec}")
+
+    def _exchange(self, req: dict) -> Any:
+        text = json.dumps(req, separators=(",", ":"))
+        finished, outcome = self._watchdog.run(lambda: self.obj.handle(text), self.timeout_s)
+        if not finished:
+            raise self._break(f"no answer within {self.timeout_s:g} s", f"sent {_short(text)}")
+        ok, value = outcome
+        if not ok:
+            raise AdapterError(f"{self.spec}: threw {value}", f"sent {_short(text)}")
+        answer = None if value is None else str(value)
         try:
-            answer = str(self.obj.handle(json.dumps(req)))
-        except Exception as exc:
-            raise AdapterError(f"{self.spec}: threw {exc}", _short(req)) from None
-        try:
-            return json.loads(answer)
+            return json.loads(answer) if answer is not None else None
         except json.JSONDecodeError:
             raise AdapterError(f"{self.spec}: answered something that is not JSON",
-                               f"sent {_short(req)}; got {_short(answer)}") from None
+                               f"sent {_short(text)}; got {_short(answer)}") from None

@@ -29,6 +29,7 @@ from spec.dledger.log import PUSH_ROWS
 from spec.dledger.profiles import DEFAULT_TIMING, Timing
 from spec.dledger.records import ParseResult, VoteResult
 from spec.invariants import dledger as dledger_inv
+from spec.invariants import raft as raft_inv
 
 FAULT_MIXES: dict[str, tuple[str, ...]] = {
     "none": (),
@@ -156,6 +157,18 @@ def build_dledger(script: Script, adapter: str, record_trace: bool = True, timin
     return DLedgerCluster(script, target, timing, record_trace)
 
 
+def build_raft(script: Script, adapter: str, record_trace: bool = True):
+    from conformance.scenarios.raft import RaftCluster
+    from conformance.targets import raft_target
+
+    return RaftCluster(script, raft_target(adapter), record_trace)
+
+
+def generate_raft_script(config: RunConfig) -> Script:
+    """The DLedger fault schedules (their steps are generic Raft steps), for a ``raft`` group."""
+    return attrs.evolve(generate_dledger_script(config), scenario="raft")
+
+
 SCENARIOS: dict[str, Scenario] = {
     "dledger": Scenario(
         name="dledger",
@@ -164,6 +177,14 @@ SCENARIOS: dict[str, Scenario] = {
         outcomes=_dledger_outcomes(),
         generate=generate_dledger_script,
         build=build_dledger,
+    ),
+    "raft": Scenario(
+        name="raft",
+        default_profile="raft",
+        properties=tuple(raft_inv.INVARIANTS),
+        outcomes={},  # the implementation's decisions are opaque: only invariants are judged
+        generate=generate_raft_script,
+        build=build_raft,
     ),
     "truncation": Scenario(
         name="truncation",

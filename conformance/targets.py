@@ -67,22 +67,49 @@ def dledger_target(adapter: str, profile_name: str | None, timing: Timing) -> DL
     return DLedgerTarget(adapter, implementation, rmqha_version(), profile, make_node)
 
 
-def _foreign_dledger_target(adapter: str, profile: Profile, timing: Timing) -> DLedgerTarget:
-    """Nodes of an implementation under test, driven through the adapter protocol."""
+def _remote_nodes(adapter: str, kind: str):
+    """The connected adapter for ``adapter`` and a factory of its ``kind`` nodes."""
     from adapters import resolve
     from adapters.remote_node import RemoteNode
 
     connected = resolve(adapter)
-    if "dledger" not in connected.info.nodes:
-        raise UserError(f"adapter {adapter!r} does not implement DLedger nodes "
+    if kind not in connected.info.nodes:
+        raise UserError(f"adapter {adapter!r} does not implement {kind} nodes "
                         f"(it offers: {', '.join(sorted(connected.info.nodes)) or 'none'})")
-    declared = connected.info.profiles.get("dledger")
-    if declared is not None and declared in PROFILES:
-        profile = PROFILES[declared]
     counter = [0]
 
     def make_node(node_id, peers, draw, durable, now):
         counter[0] += 1
-        return RemoteNode(connected, "dledger", node_id, peers, draw(2**31), durable, now, f"{node_id}#{counter[0]}")
+        return RemoteNode(connected, kind, node_id, peers, draw(2**31), durable, now, f"{node_id}#{counter[0]}")
 
+    return connected, make_node
+
+
+def _foreign_dledger_target(adapter: str, profile: Profile, timing: Timing) -> DLedgerTarget:
+    """Nodes of an implementation under test, driven through the adapter protocol."""
+    connected, make_node = _remote_nodes(adapter, "dledger")
+    declared = connected.info.profiles.get("dledger")
+    if declared is not None and declared in PROFILES:
+        profile = PROFILES[declared]
     return DLedgerTarget(adapter, connected.info.implementation, connected.info.version, profile, make_node)
+
+
+DEFAULT_RAFT_LIVENESS_MS = 30_000
+
+
+@attrs.frozen(slots=True)
+class RaftTarget:
+    """Generic Raft nodes of an implementation (``raft`` node kind), always through the protocol."""
+
+    adapter: str
+    implementation: str
+    version: str
+    liveness_bound_ms: int  # what the implementation declared, else DEFAULT_RAFT_LIVENESS_MS
+    make_node: Callable[..., Any]
+    profile: Any = None  # a generic Raft has no spec profile
+
+
+def raft_target(adapter: str) -> RaftTarget:
+    connected, make_node = _remote_nodes(adapter, "raft")
+    bound = connected.info.liveness_bound_ms.get("raft", DEFAULT_RAFT_LIVENESS_MS)
+    return RaftTarget(adapter, connected.info.implementation, connected.info.version, bound, make_node)

@@ -30,13 +30,17 @@ AWAIT_POLL_MS = 50  # how often await-leader looks for a stable leader
 
 class DLedgerCluster(SimCluster):
     scenario = "dledger"
+    # What a generic Raft group (conformance/scenarios/raft.py) swaps in: the invariants
+    # judging each observation and the record a client request arrives as.
+    invariants = inv
+    client_request = ClientAppend
 
     def __init__(self, script: Script, target: DLedgerTarget, timing: Timing = DEFAULT_TIMING, record_trace: bool = True):
         super().__init__(script, record_trace)
         self.target = target
         self.timing = timing
         self.profile = target.profile
-        self.history = inv.DLedgerHistory()
+        self.history = self.new_history()
         self._versions: dict[str, int] = {}
         # election metrics
         self.elections: list[tuple[int, int, str]] = []  # (time, term, leader)
@@ -46,7 +50,7 @@ class DLedgerCluster(SimCluster):
         self._seen_leaders: set[tuple[int, str]] = set()
         self._fault_at: int | None = 0  # leaderless since (start counts as a fault at 0)
         self._fault_messages = 0
-        self._last_leader_term = target.profile.initial_term
+        self._last_leader_term = self.initial_term()
         self._leader: str | None = None
 
         def factory(node_id, durable, now, draw):
@@ -54,11 +58,21 @@ class DLedgerCluster(SimCluster):
 
         self._start_simulator(factory, (self._observe,))
 
+    def new_history(self):
+        return inv.DLedgerHistory()
+
+    def initial_term(self) -> int:
+        return self.target.profile.initial_term
+
+    def liveness_bound_ms(self) -> int:
+        return inv.liveness_bound_ms(self.timing)
+
     # ------------------------------------------------------------------ monitor
 
     def _observe(self, sim: Simulator, node_id: str, incoming, ready) -> None:
         node = sim.nodes[node_id]
         if node is None:
+            self.node_crashed(node_id)
             if node_id == self._leader:
                 self._leader_lost()
             return
@@ -67,7 +81,16 @@ class DLedgerCluster(SimCluster):
         if version is not None and version == self._versions.get(node_id) and not is_vote:
             return
         self._versions[node_id] = version
-        view: DLedgerView = node.observe()
+        view = node.observe()
+        self.judge(view, incoming, ready)
+        self._track_leader(view)
+
+    def node_crashed(self, node_id: str) -> None:
+        """``node_id`` just crashed (DLedger's invariants remember nothing volatile)."""
+
+    def judge(self, view: DLedgerView, incoming, ready) -> None:
+        """Check every invariant on a fresh observation, then remember it."""
+        is_vote = incoming is not None and isinstance(incoming.payload, VoteRequest)
         for violation in inv.check_node(self.history, view):
             self.violate(violation)
         inv.record(self.history, view)
@@ -77,6 +100,9 @@ class DLedgerCluster(SimCluster):
                     found = inv.check_vote_grant(view, incoming.payload, m.payload)
                     if found is not None:
                         self.violate(found)
+
+    def _track_leader(self, view) -> None:
+        node_id = view.node_id
         if view.role is Role.LEADER:
             key = (view.curr_term, node_id)
             if key not in self._seen_leaders:
@@ -135,7 +161,7 @@ class DLedgerCluster(SimCluster):
     def step_append(self, step: Step) -> None:
         n = self.node_arg(step)
         body = step.args[1] if len(step.args) > 1 else f"m{self.sim.now}"
-        self.sim.client(n, ClientAppend(body))
+        self.sim.client(n, self.client_request(body))
 
     def current_leader(self) -> str | None:
         """The live node that believes it leads, with the highest term (None if none)."""
@@ -153,7 +179,7 @@ class DLedgerCluster(SimCluster):
         body = step.args[0] if step.args else f"m{self.sim.now}"
         leader = self.current_leader()
         if leader is not None:
-            self.sim.client(leader, ClientAppend(body))
+            self.sim.client(leader, self.client_request(body))
 
     def step_crash_leader(self, step: Step) -> None:
         """Crash the current leader (nothing if there is none)."""
@@ -169,11 +195,11 @@ class DLedgerCluster(SimCluster):
             self._leader_lost_if_minority()
 
     def step_await_leader(self, step: Step) -> None:
-        bound = self.int_arg(step, 0, inv.liveness_bound_ms(self.timing))
+        bound = self.int_arg(step, 0, self.liveness_bound_ms())
         deadline = self.sim.now + bound
         judged = not self.faults_active()
         while True:
-            if inv.stable_leader(self.views()) is not None:
+            if self.invariants.stable_leader(self.views()) is not None:
                 return
             if self.sim.now >= deadline:
                 if not judged:

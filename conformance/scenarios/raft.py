@@ -1,0 +1,42 @@
+"""The ``raft`` scenario: any Raft implementation's nodes in the simulator, judged by
+the generic Raft invariants (``spec/invariants/raft.py``) after every step.
+
+It runs the same scripts as the ``dledger`` scenario (the same steps: ``append``,
+``append-leader``, ``crash-leader``, ``isolate-leader``, ``await-leader``, the
+``expect`` forms, and every generic fault step) against nodes of the ``raft`` kind,
+whose messages rmqha routes without reading them. ``pysyncobj`` runs PySyncObj
+there; ``reference`` and ``mutant:NAME`` run rmqha's DLedger node seen as a Raft node.
+"""
+from __future__ import annotations
+
+from conformance.scenarios.dledger import DLedgerCluster
+from conformance.script import Script
+from conformance.targets import RaftTarget
+from spec.invariants import raft as inv
+from spec.raft.records import ClientCommand, RaftView
+
+
+class RaftCluster(DLedgerCluster):
+    scenario = "raft"
+    invariants = inv
+    client_request = ClientCommand
+
+    def __init__(self, script: Script, target: RaftTarget, record_trace: bool = True):
+        super().__init__(script, target, record_trace=record_trace)
+
+    def new_history(self):
+        return inv.RaftHistory()
+
+    def initial_term(self) -> int:
+        return 0
+
+    def liveness_bound_ms(self) -> int:
+        return self.target.liveness_bound_ms
+
+    def node_crashed(self, node_id: str) -> None:
+        inv.forget_volatile(self.history, node_id)
+
+    def judge(self, view: RaftView, incoming, ready) -> None:
+        for violation in inv.check_node(self.history, view):
+            self.violate(violation)
+        inv.record(self.history, view)
