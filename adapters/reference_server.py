@@ -179,27 +179,3 @@ def _version() -> str:
         return version("rmqha")
     except Exception:
         return "0+source"
-
-
-def serve_stdio(server: ReferenceServer, stdin=None, stdout=None) -> int:
-    """Answer JSON-line requests until ``bye`` or end of input."""
-    import json
-
-    stdin = stdin or sys.stdin
-    stdout = stdout or sys.stdout
-    for line in stdin:
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            req = json.loads(line)
-        except json.JSONDecodeError as exc:
-            stdout.write(json.dumps(error(None, BAD_REQUEST, f"not JSON: {exc.msg}")) + "\n")
-            stdout.flush()
-            continue
-        response = server.handle(req)
-        stdout.write(json.dumps(response, separators=(",", ":")) + "\n")
-        stdout.flush()
-        if isinstance(req, dict) and req.get("op") == "bye":
-            break
-    return 0

@@ -1,0 +1,54 @@
+"""Handler level, differentially: the same arguments to an implementation and to the spec.
+
+``compare(adapter, operation, args)`` asks the implementation (through any transport)
+and the spec (under the profile the implementation declares, or a given one) the same
+question and returns the disagreement, if any, in the parts that matter for
+conformance (``Operation.canonical``: outcome, reply and effects, never the name of
+the spec's internal table row). The pytest differential tests and ``rmqha
+fingerprint`` are both built on it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from adapters.operations import OPERATIONS, namespace_profile
+from adapters.transports import ProtocolAdapter
+
+
+@attrs.frozen(slots=True)
+class Disagreement:
+    operation: str
+    profile: str | None
+    args: dict
+    got: Any
+    expected: Any
+
+    def render(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.args.items())
+        under = f" under {self.profile}" if self.profile else ""
+        return (f"{self.operation}({shown}):\n  implementation: {self.got!r}\n"
+                f"  spec{under}:    {self.expected!r}")
+
+
+def judged_profile(adapter: ProtocolAdapter, operation: str) -> str | None:
+    """The profile ``operation`` is judged under: the one the implementation declares."""
+    return namespace_profile(operation, adapter.info.profiles)
+
+
+def spec_answer(operation: str, profile: str | None, args: dict) -> Any:
+    op = OPERATIONS[operation]
+    return op.canonical(op.spec(profile, **args))
+
+
+def implementation_answer(adapter: ProtocolAdapter, operation: str, args: dict) -> Any:
+    """The implementation's canonical answer (``AdapterError``/``Unsupported`` propagate)."""
+    return OPERATIONS[operation].canonical(adapter.invoke(operation, args))
+
+
+def compare(adapter: ProtocolAdapter, operation: str, args: dict, profile: str | None = None) -> Disagreement | None:
+    profile = profile if profile is not None else judged_profile(adapter, operation)
+    got = implementation_answer(adapter, operation, args)
+    expected = spec_answer(operation, profile, args)
+    return None if got == expected else Disagreement(operation, profile, args, got, expected)

@@ -1,0 +1,120 @@
+"""Shims in other languages pass (or, when buggy, fail) the same differential tests.
+
+A JavaScript shim over stdio (``node``) and a Java shim through JPype (compiled with
+``javac`` here) answer handler-level operations; Hypothesis feeds them the arguments
+the conformance suite uses, and each answer is compared with the spec's. The buggy
+variants must be caught, with the disagreement naming both answers.
+"""
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from adapters import resolve
+from adapters.errors import AdapterError
+from conformance.differential import compare
+from conformance.strategies import ARGUMENTS
+from spec.dledger.member_state import MemberView
+from spec.dledger.records import HeartBeatRequest
+
+SHIMS = Path(__file__).parent / "shims"
+FEW = settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+
+
+def agrees_everywhere(adapter, operation):
+    @FEW
+    @given(ARGUMENTS[operation])
+    def check(args):
+        found = compare(adapter, operation, args)
+        assert found is None, found.render()
+
+    check()
+
+
+def first_disagreement(adapter, operation):
+    try:
+        agrees_everywhere(adapter, operation)
+    except AssertionError as exc:
+        return str(exc)
+    return None
+
+
+# ------------------------------------------------------------------ JavaScript over stdio
+
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+
+
+@needs_node
+@pytest.mark.parametrize("operation", ["dledger.handle_vote", "dledger.handle_heartbeat"])
+def test_javascript_shim_conforms(operation):
+    adapter = resolve(f"stdio:node {SHIMS / 'dledger_shim.js'}", fresh=True)
+    try:
+        assert adapter.info.implementation == "dledger-shim-js"
+        agrees_everywhere(adapter, operation)
+    finally:
+        adapter.close()
+
+
+@needs_node
+def test_javascript_shim_with_a_bug_is_caught():
+    adapter = resolve(f"stdio:node {SHIMS / 'dledger_shim.js'} --bug skip-voted", fresh=True)
+    try:
+        found = first_disagreement(adapter, "dledger.handle_vote")
+    finally:
+        adapter.close()
+    assert found is not None
+    assert "implementation: (<VoteResult.ACCEPT" in found and "REJECT_ALREADY" in found
+
+
+# ------------------------------------------------------------------ Java through JPype
+
+needs_javac = pytest.mark.skipif(shutil.which("javac") is None, reason="javac is not installed")
+
+
+@pytest.fixture(scope="module")
+def java_classes(tmp_path_factory):
+    out = tmp_path_factory.mktemp("java-shim")
+    subprocess.run(["javac", "-d", str(out), str(SHIMS / "HeartbeatShim.java")], check=True, capture_output=True)
+    return out
+
+
+@pytest.mark.jvm
+@needs_javac
+def test_java_shim_conforms_through_jpype(java_classes):
+    adapter = resolve(f"jvm:{java_classes}:HeartbeatShim", fresh=True)
+    assert (adapter.info.implementation, adapter.info.profiles) == ("heartbeat-shim-java", {"dledger": "dledger-0.4"})
+    agrees_everywhere(adapter, "dledger.handle_heartbeat")
+
+
+@pytest.mark.jvm
+@needs_javac
+def test_java_shim_with_the_wrong_check_order_is_caught(java_classes):
+    adapter = resolve(f"jvm:{java_classes}:HeartbeatShim$WrongOrder", fresh=True)
+    found = first_disagreement(adapter, "dledger.handle_heartbeat")
+    # the term check answered before the membership checks that must come first
+    assert found is not None and "implementation: (<ResponseCode.EXPIRED_TERM" in found
+    assert "spec under dledger-0.4:    (<ResponseCode.UNKNOWN_MEMBER" in found or "UNEXPECTED_MEMBER" in found
+
+
+@pytest.mark.jvm
+@needs_javac
+@pytest.mark.parametrize("variant,message", [
+    ("Hanging", "no answer within 1.5 s"),
+    ("Garbage", "answered something that is not JSON"),
+    ("Throwing", "threw .*member state is locked"),
+])
+def test_java_misbehaviour_is_an_adapter_error(java_classes, monkeypatch, variant, message):
+    monkeypatch.setenv("RMQHA_ADAPTER_TIMEOUT", "1.5")
+    adapter = resolve(f"jvm:{java_classes}:HeartbeatShim${variant}", fresh=True)
+    args = {"member": MemberView("n1", frozenset({"n1", "n2"}), 1), "request": HeartBeatRequest(1, "n2")}
+    with pytest.raises(AdapterError, match=message):
+        adapter.invoke("dledger.handle_heartbeat", args)
+
+
+@pytest.mark.jvm
+@needs_javac
+def test_a_missing_java_class_is_an_adapter_error(java_classes):
+    with pytest.raises(AdapterError, match="cannot load class NoSuchShim"):
+        resolve(f"jvm:{java_classes}:NoSuchShim", fresh=True)
