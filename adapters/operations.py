@@ -178,3 +178,19 @@ def namespace_profile(name: str, profiles: dict[str, str]) -> str | None:
     """The profile an operation is judged under, from an adapter's declared profiles."""
     op = OPERATIONS[name]
     return profiles.get(op.namespace) if op.profiles else None
+
+
+# How a set of DLedger decision procedures (``reference.procedures.DLedgerProcedures``,
+# possibly a mutant's) answers each DLedger operation under a profile: the reference
+# server answers with them, and the fingerprint of an in-process node uses them.
+PROCEDURE_CALLS: dict[str, Callable[[Any, Any, dict], Any]] = {
+    "dledger.handle_vote": lambda proc, p, a: proc.handle_vote(a["member"], a["request"], a["self_vote"], p),
+    "dledger.handle_heartbeat": lambda proc, p, a: proc.handle_heartbeat(a["member"], a["request"]),
+    "dledger.parse_vote_result": lambda proc, p, a: proc.parse_vote_result(a["counts"], a["peer_size"], p),
+    "dledger.decide_heartbeat_round": lambda proc, p, a: proc.decide_heartbeat_round(
+        a["counts"], a["peer_size"], a["now"], a["last_succ_heartbeat_time"], DEFAULT_TIMING, p),
+    "dledger.handle_push": lambda proc, p, a: proc.handle_push(a["member"], a["request"], a["log"],
+                                                              a["committed_index"], p),
+    "dledger.leader_commit_index": lambda proc, p, a: proc.leader_commit_index(
+        a["match_indexes"], a["log"], a["curr_term"], a["committed_index"], p.log_generation),
+}

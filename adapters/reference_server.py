@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 
 from adapters import codec
-from adapters.operations import OPERATIONS
+from adapters.operations import OPERATIONS, PROCEDURE_CALLS
 from adapters.protocol import BAD_REQUEST, INTERNAL, PROTOCOL, UNSUPPORTED, error, ok
 from reference.dledger_node import DLedgerDurable, DLedgerNode
 from reference.mutants import MUTANTS
@@ -27,20 +27,6 @@ from spec.invariants.dledger import liveness_bound_ms
 from spec.raft.records import ClientCommand, RaftEntry, RaftView
 
 attrs.resolve_types(DLedgerDurable, globalns=vars(sys.modules[DLedgerDurable.__module__]))
-
-# handler-level operations that a DLedger mutant answers with its replaced procedure
-_MUTABLE = {
-    "dledger.handle_vote": lambda proc, p, a: proc.handle_vote(a["member"], a["request"], a["self_vote"], p),
-    "dledger.handle_heartbeat": lambda proc, p, a: proc.handle_heartbeat(a["member"], a["request"]),
-    "dledger.parse_vote_result": lambda proc, p, a: proc.parse_vote_result(a["counts"], a["peer_size"], p),
-    "dledger.decide_heartbeat_round": lambda proc, p, a: proc.decide_heartbeat_round(
-        a["counts"], a["peer_size"], a["now"], a["last_succ_heartbeat_time"], DEFAULT_TIMING, p),
-    "dledger.handle_push": lambda proc, p, a: proc.handle_push(a["member"], a["request"], a["log"],
-                                                              a["committed_index"], p),
-    "dledger.leader_commit_index": lambda proc, p, a: proc.leader_commit_index(
-        a["match_indexes"], a["log"], a["curr_term"], a["committed_index"], p.log_generation),
-}
-
 
 class ReferenceServer:
     def __init__(self, mutant: str | None = None, dledger_profile: str = "dledger-0.4",
@@ -79,7 +65,7 @@ class ReferenceServer:
 
     def _op_hello(self, args: dict) -> dict:
         implementation = "rmqha-reference" + (f"+{self.mutant}" if self.mutant else "")
-        operations = sorted(OPERATIONS if self.mutant is None else _MUTABLE)
+        operations = sorted(OPERATIONS if self.mutant is None else PROCEDURE_CALLS)
         return {"protocol": PROTOCOL, "implementation": implementation, "version": _version(),
                 "profiles": self.profiles, "operations": operations, "nodes": list(NODE_KINDS),
                 "liveness_bound_ms": {kind: liveness_bound_ms(DEFAULT_TIMING) for kind in NODE_KINDS}}
@@ -90,7 +76,7 @@ class ReferenceServer:
     def _op_call(self, args: dict) -> Any:
         name = args["operation"]
         op = OPERATIONS.get(name)
-        if op is None or (self.mutant is not None and name not in _MUTABLE):
+        if op is None or (self.mutant is not None and name not in PROCEDURE_CALLS):
             raise _Unsupported(f"operation {name!r} is not supported")
         reg = codec.registry(op.namespace)
         raw = args.get("args") or {}
@@ -99,8 +85,8 @@ class ReferenceServer:
             if pname not in raw:
                 raise codec.CodecError(pname, "missing argument")
             decoded[pname] = codec.decode(raw[pname], ptype, reg, pname)
-        if name in _MUTABLE:
-            result = _MUTABLE[name](self.procedures, self.profile, decoded)
+        if name in PROCEDURE_CALLS:
+            result = PROCEDURE_CALLS[name](self.procedures, self.profile, decoded)
         else:
             result = op.spec(self.profiles.get(op.namespace), **decoded)
         return codec.encode(result)

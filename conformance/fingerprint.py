@@ -9,7 +9,7 @@ H-B with G1 logs, shows ``heartbeat_round: dledger-0.4`` and ``log: dledger-0.1/
 from __future__ import annotations
 
 import random
-from typing import Callable
+from typing import Any, Callable
 
 from conformance.errors import UserError
 from spec.dledger import candidate, heartbeat, log, vote
@@ -86,45 +86,77 @@ def _commit_inputs(rng):
     return [rng.randint(-1, len(flog) - 1) for _ in range(3)], flog, rng.randint(1, 5), rng.randint(-1, 2)
 
 
-# procedure name -> (input generator, call(procedures, profile, inputs), call(spec, profile, inputs))
-PROCEDURES: dict[str, tuple[Callable, Callable]] = {
-    "handle_vote": (_vote_inputs, lambda p, prof, x: p.handle_vote(x[0], x[1], x[2], prof)),
+def _args(*names):
+    return lambda x: dict(zip(names, x))
+
+
+# fingerprint name -> (input generator, the protocol operation, inputs -> its arguments)
+PROCEDURES: dict[str, tuple[Callable, str, Callable]] = {
+    "handle_vote": (_vote_inputs, "dledger.handle_vote", _args("member", "request", "self_vote")),
     "handle_heartbeat": (lambda rng: (_member(rng), HeartBeatRequest(rng.randint(-1, 7), rng.choice(IDS))),
-                         lambda p, prof, x: p.handle_heartbeat(x[0], x[1])),
-    "parse_vote_result": (_parse_inputs, lambda p, prof, x: p.parse_vote_result(x[0], x[1], prof)),
-    "heartbeat_round": (_round_inputs, lambda p, prof, x: p.decide_heartbeat_round(x[0], x[1], x[2], x[3],
-                                                                                   DEFAULT_TIMING, prof)),
-    "handle_push": (_push_inputs, lambda p, prof, x: p.handle_push(x[0], x[1], x[2], x[3], prof)),
-    "commit_rule": (_commit_inputs, lambda p, prof, x: p.leader_commit_index(x[0], x[1], x[2], x[3],
-                                                                             prof.log_generation)),
+                         "dledger.handle_heartbeat", _args("member", "request")),
+    "parse_vote_result": (_parse_inputs, "dledger.parse_vote_result", _args("counts", "peer_size")),
+    "heartbeat_round": (_round_inputs, "dledger.decide_heartbeat_round",
+                        _args("counts", "peer_size", "now", "last_succ_heartbeat_time")),
+    "handle_push": (_push_inputs, "dledger.handle_push",
+                    lambda x: {"member": x[0], "request": x[1], "log": tuple(x[2]), "committed_index": x[3]}),
+    "commit_rule": (_commit_inputs, "dledger.leader_commit_index",
+                    lambda x: {"match_indexes": tuple(x[0]), "log": tuple(x[1]), "curr_term": x[2],
+                               "committed_index": x[3]}),
 }
 
-
-def _canonical(decision):
-    """Compare decisions by outcome and effects, not by the name of the deciding row."""
-    fields = [f for f in ("result", "reply_term", "code", "outcome", "next_vote", "effects", "response")
-              if hasattr(decision, f)]
-    return tuple(getattr(decision, f) for f in fields) if fields else decision
+Answer = Callable[[str, dict], Any]  # (operation, arguments) -> the canonical answer
 
 
-def fingerprint_procedures(procedures, profile: Profile, samples: int = SAMPLES) -> dict[str, list[str]]:
-    """For each procedure, the profiles whose spec answers equal ``procedures``' on every sample."""
-    from reference.procedures import REFERENCE_PROCEDURES
+def fingerprint(answer: Answer, samples: int = SAMPLES) -> dict[str, list[str] | None]:
+    """For each procedure, the profiles whose spec answers equal ``answer``'s on every sample.
 
-    matches: dict[str, list[str]] = {}
-    for name, (make, call) in PROCEDURES.items():
+    ``None`` marks a procedure the implementation does not offer (not applicable).
+    """
+    from adapters.protocol import Unsupported
+    from conformance.differential import spec_answer
+
+    matches: dict[str, list[str] | None] = {}
+    for name, (make, operation, to_args) in PROCEDURES.items():
         rng = random.Random(f"fingerprint:{name}")
-        inputs = [make(rng) for _ in range(samples)]
-        got = [_canonical(call(procedures, profile, x)) for x in inputs]
-        matches[name] = [
-            p.name for p in PROFILES.values()
-            if all(_canonical(call(REFERENCE_PROCEDURES, p, x)) == g for x, g in zip(inputs, got))
-        ]
+        inputs = [to_args(make(rng)) for _ in range(samples)]
+        try:
+            got = [answer(operation, args) for args in inputs]
+        except Unsupported:
+            matches[name] = None
+            continue
+        matches[name] = [p for p in PROFILES
+                         if all(spec_answer(operation, p, args) == g for args, g in zip(inputs, got))]
     return matches
 
 
-def render(matches: dict[str, list[str]]) -> str:
+def fingerprint_procedures(procedures, profile: Profile, samples: int = SAMPLES) -> dict[str, list[str]]:
+    """The fingerprint of in-process decision procedures (the reference's or a mutant's) under ``profile``."""
+    from adapters.operations import OPERATIONS, PROCEDURE_CALLS
+
+    def answer(operation: str, args: dict):
+        return OPERATIONS[operation].canonical(PROCEDURE_CALLS[operation](procedures, profile, args))
+
+    return fingerprint(answer, samples)
+
+
+def fingerprint_adapter(adapter, samples: int = SAMPLES) -> dict[str, list[str] | None]:
+    """The fingerprint of any implementation, asked through the adapter protocol."""
+    from adapters.protocol import Unsupported
+    from conformance.differential import implementation_answer
+
+    def answer(operation: str, args: dict):
+        if not adapter.info.supports(operation):
+            raise Unsupported(operation)
+        return implementation_answer(adapter, operation, args)
+
+    return fingerprint(answer, samples)
+
+
+def render(matches: dict[str, list[str] | None]) -> str:
     def short(names):
+        if names is None:
+            return "not applicable"
         if not names:
             return "no profile"
         head, *rest = names
@@ -134,26 +166,43 @@ def render(matches: dict[str, list[str]]) -> str:
 
 
 def describe_adapter(adapter: str, scenario: str, profile: str | None) -> dict:
-    """Implementation name, version, profile and (for in-process DLedger nodes) fingerprint."""
-    if scenario != "dledger":
+    """Implementation name, version, profile and handler-level fingerprint of ``adapter``."""
+    if scenario == "dledger":
+        from conformance.targets import dledger_target
+
+        target = dledger_target(adapter, profile, DEFAULT_TIMING)
+        name, version, profile = target.implementation, target.version, target.profile.name
+        if adapter == "reference" or adapter.startswith("mutant:"):
+            node = target.make_node("n1", ("n1", "n2", "n3"), lambda bound: 0, None, 0)
+            matches = fingerprint_procedures(node.proc, target.profile)
+        else:
+            matches = _foreign_fingerprint(adapter)
+    else:
         from conformance.campaign import get_scenario
 
         get_scenario(scenario)
-        return {"adapter": adapter, "implementation": adapter, "version": None, "profile": profile,
-                "fingerprint": None}
-    from conformance.targets import dledger_target
+        if scenario == "raft":
+            from adapters import resolve
 
-    target = dledger_target(adapter, profile, DEFAULT_TIMING)
-    node = target.make_node("n1", ("n1", "n2", "n3"), lambda bound: 0, None, 0)
-    procedures = getattr(node, "proc", None)
-    matches = fingerprint_procedures(procedures, target.profile) if procedures is not None else None
+            info = resolve(adapter).info
+            name, version = info.implementation, info.version
+        else:
+            name, version = adapter, None
+        matches = None
     return {
         "adapter": adapter,
-        "implementation": target.implementation,
-        "version": target.version,
-        "profile": target.profile.name,
+        "implementation": name,
+        "version": version,
+        "profile": profile,
         "fingerprint": matches,
         "fingerprint_text": render(matches) if matches is not None else None,
     }
 
 
+def _foreign_fingerprint(adapter: str) -> dict | None:
+    from adapters import resolve
+
+    connected = resolve(adapter)
+    if not any(connected.info.supports(op) for _, op, _ in PROCEDURES.values()):
+        return None
+    return fingerprint_adapter(connected)

@@ -1,8 +1,9 @@
-"""Hypothesis stateful testing of a DLedger group through any adapter.
+"""Hypothesis stateful testing of a DLedger group (or any Raft group) through any adapter.
 
 Rules are the script steps (run, crash, restart, partition, block, heal, append,
-lossy network); the invariants of spec/invariants/dledger.py are checked by the
-cluster after every node activation, and the machine asserts none was violated
+lossy network); the invariants of the scenario (spec/invariants/dledger.py, or
+spec/invariants/raft.py for the ``raft`` scenario) are checked by the cluster after
+every node activation, and the machine asserts none was violated
 after every rule. When a run fails, Hypothesis shrinks the rule sequence and the
 error message carries the equivalent scenario script, ready for ``rmqha replay``.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from conformance.campaign import build_dledger
+from conformance.campaign import get_scenario
 from conformance.script import Script, Step
 
 NODES = ("n1", "n2", "n3")
@@ -23,6 +24,7 @@ WAITS = st.sampled_from([300, 1000, 2500, 7000])
 class DLedgerMachine(RuleBasedStateMachine):
     adapter = "reference"
     profile = "dledger-0.4"
+    scenario = "dledger"
     nodes = NODES
 
     def __init__(self):
@@ -32,8 +34,8 @@ class DLedgerMachine(RuleBasedStateMachine):
 
     @initialize(seed=st.integers(0, 2**16))
     def start(self, seed):
-        self.script = Script("dledger", self.nodes, seed, self.profile, self.adapter, start_spread_ms=1000)
-        self.cluster = build_dledger(self.script, self.adapter, record_trace=False)
+        self.script = Script(self.scenario, self.nodes, seed, self.profile, self.adapter, start_spread_ms=1000)
+        self.cluster = get_scenario(self.scenario).build(self.script, self.adapter, record_trace=False)
 
     def _then_wait(self, ms: int) -> None:
         self._do("run", str(ms))
@@ -114,5 +116,6 @@ class DLedgerMachine(RuleBasedStateMachine):
         self.no_violation()
 
 
-def machine_for(adapter: str, profile: str = "dledger-0.4"):
-    return type("DLedgerMachineFor", (DLedgerMachine,), {"adapter": adapter, "profile": profile})
+def machine_for(adapter: str, profile: str = "dledger-0.4", scenario: str = "dledger"):
+    return type("DLedgerMachineFor", (DLedgerMachine,), {"adapter": adapter, "profile": profile,
+                                                         "scenario": scenario})

@@ -4,6 +4,7 @@ from hypothesis import Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from conformance.stateful import machine_for
+from tests.conformance.conftest import require_nodes
 
 BOUNDED = settings(max_examples=50, stateful_step_count=40, deadline=None)
 # a mutant fails on most examples: stop at the first bug and keep the shrink short
@@ -12,7 +13,8 @@ HUNT = settings(BOUNDED, report_multiple_bugs=False, max_examples=15, stateful_s
 
 
 @pytest.mark.parametrize("profile", ["dledger-0.4", "dledger-0.2"])
-def test_dledger_group_keeps_every_invariant(adapter, profile):
+def test_dledger_group_keeps_every_invariant(adapter, implementation, node_kinds, profile):
+    require_nodes(node_kinds, "dledger", implementation)
     run_state_machine_as_test(machine_for(adapter, profile), settings=BOUNDED)
 
 
