@@ -9,6 +9,7 @@
 | ``mutant:NAME`` | the reference with one known bug (``reference/mutants.py``) |
 | ``pysyncobj`` | PySyncObj's Raft core as ``raft`` nodes, over TCP-like links (``adapters/pysyncobj_server.py``) |
 | ``pysyncobj:datagram`` | the same over links that may reorder and duplicate (a ``transport=`` of its own) |
+| ``pysyncobj:memory`` | PySyncObj with its default in-memory journal (nothing survives a crash); combines with ``datagram`` |
 | ``python:MODULE:FACTORY`` | ``MODULE.FACTORY()`` returns an object with ``handle(request) -> response`` |
 | ``stdio:COMMAND`` | a process speaking JSON lines on stdin/stdout (docs/adapter-protocol.md) |
 | ``jvm:CLASSPATH:CLASS`` | a Java class with ``String handle(String)``, via JPype (CLASSPATH uses ``os.pathsep``) |
@@ -28,7 +29,7 @@ from adapters.transports import InProcessAdapter, ProtocolAdapter, StdioAdapter
 
 _CACHE: dict[str, ProtocolAdapter] = {}
 
-FORMS = ("reference", "mutant:NAME", "pysyncobj[:datagram]", "python:MODULE:FACTORY", "stdio:COMMAND",
+FORMS = ("reference", "mutant:NAME", "pysyncobj[:datagram][:memory]", "python:MODULE:FACTORY", "stdio:COMMAND",
          "jvm:CLASSPATH:CLASS", "jvm:dledger[:CLASSPATH]", "jvm:rocketmq[:CLASSPATH]")
 
 
@@ -69,9 +70,11 @@ def connect(spec: str) -> ProtocolAdapter:
     if kind == "pysyncobj":
         from adapters.pysyncobj_server import PySyncObjServer
 
-        if rest not in ("", "datagram", "fifo"):
-            raise UserError(f"adapter {spec!r}: use pysyncobj or pysyncobj:datagram")
-        return InProcessAdapter(spec, PySyncObjServer(links=rest or "fifo"))
+        options = set(filter(None, rest.split(":")))
+        if not options <= {"datagram", "memory"}:
+            raise UserError(f"adapter {spec!r}: use pysyncobj[:datagram][:memory]")
+        return InProcessAdapter(spec, PySyncObjServer(links="datagram" if "datagram" in options else "fifo",
+                                                      journal="memory" if "memory" in options else "file"))
     if kind == "python":
         module_name, _, factory = rest.partition(":")
         if not module_name or not factory:

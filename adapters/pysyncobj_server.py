@@ -28,6 +28,11 @@ what it already took from that sender (a lost message is a dropped connection, n
 a reordering). ``datagram`` (``pysyncobj:datagram``) hands every delivery to
 PySyncObj, as a ``transport=`` of a user's own over UDP or a message bus would.
 
+Journal (``journal``): ``file`` (the default of the adapter) is PySyncObj's
+``FileJournal`` as above. ``memory`` (``pysyncobj:memory``) is PySyncObj's own default
+when no ``journalFile`` is configured: a ``MemoryJournal``, so nothing survives a
+crash and a restarted node starts from term 0 with an empty log.
+
 The node kind is ``raft``: messages are PySyncObj's own dictionaries as tagged JSON
 (``{"$b": base64}`` for bytes, ``{"$t": [...]}`` for tuples), opaque to rmqha; the
 observation is ``spec.raft.records.RaftView``.
@@ -39,6 +44,7 @@ import logging
 import random
 import shutil
 import tempfile
+import zlib
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -59,6 +65,7 @@ from spec.raft.records import ClientCommand, RaftEntry, RaftRole, RaftView
 logging.getLogger("pysyncobj").addHandler(logging.NullHandler())
 
 LINKS = ("fifo", "datagram")
+JOURNALS = ("file", "memory")
 # PySyncObj's defaults (SyncObjConf): election timeout 0.4..1.4 s, a leader steps down
 # after 30 s (leaderFallbackTimeout) without answers from a majority.
 LIVENESS_BOUND_MS = 20_000
@@ -99,6 +106,19 @@ def from_json(x: Any) -> Any:
 # ------------------------------------------------------------------ one node
 
 
+class SimNode(syncobj.Node):
+    """A peer whose hash does not depend on PYTHONHASHSEED.
+
+    PySyncObj keeps its peers in sets and iterates them to send (votes, appends): with
+    ``str`` hashes, randomised per process, the order of sends (and so the whole run)
+    would differ from one process to the next. One seed must mean one run.
+    """
+
+    def __hash__(self):
+        return zlib.crc32(self.id.encode())
+
+
+
 class _Node:
     """One PySyncObj instance and everything that stands in for its environment."""
 
@@ -114,7 +134,7 @@ class _Node:
         self.taken: dict[str, tuple[int, int]] = {}  # per source: (boot, seq) of the newest message taken
         self.dir = Path(tempfile.mkdtemp(prefix=f"rmqha-pysyncobj-{node_id}-"))
         journal = self.dir / "journal"
-        if durable is not None:
+        if durable is not None and server.journal == "file":
             _restore(durable, journal)
         node = self
 
@@ -128,15 +148,16 @@ class _Node:
                 node.outbox.append((peer.id, message))
                 return True
 
-        conf = syncobj.SyncObjConf(autoTick=False, journalFile=str(journal), logCompactionMinEntries=2**62,
+        conf = syncobj.SyncObjConf(autoTick=False, journalFile=str(journal) if server.journal == "file" else None,
+                                   logCompactionMinEntries=2**62,
                                    logCompactionMinTime=2**62, dynamicMembershipChange=False)
         self.transport = SimTransport(None, None, None)
         with self.driving():
-            self.obj = Replicated(syncobj.Node(node_id), [syncobj.Node(p) for p in peers if p != node_id], conf,
+            self.obj = Replicated(SimNode(node_id), [SimNode(p) for p in peers if p != node_id], conf,
                                    transport=self.transport)
             for p in peers:
                 if p != node_id:
-                    self.transport._onNodeConnected(syncobj.Node(p))
+                    self.transport._onNodeConnected(SimNode(p))
         self.bodies: dict[bytes, str] = {}
         self.view = self._view()
 
@@ -178,10 +199,13 @@ class _Node:
             if link <= self.taken.get(src, (-1, -1)):
                 return  # older than what this link already delivered: a TCP stream never shows it
             self.taken[src] = link
-        self.transport._onMessageReceived(syncobj.Node(src), from_json(payload["message"]))
+        self.transport._onMessageReceived(SimNode(src), from_json(payload["message"]))
 
-    def crash(self) -> dict:
+    def crash(self) -> dict | None:
         """What a killed process leaves on disk (the page cache keeps mmap writes)."""
+        if self.server.journal == "memory":
+            self.close()
+            return None
         durable = {name: base64.b64encode(path.read_bytes()).decode() if path.exists() else None
                    for name, path in (("journal", self.dir / "journal"), ("meta", self.dir / "journal.meta"))}
         self.close()
@@ -246,10 +270,11 @@ class Replicated(syncobj.SyncObj):
 class PySyncObjServer:
     """Answers the adapter protocol with PySyncObj nodes (node kind ``raft``)."""
 
-    def __init__(self, links: str = "fifo"):
-        if links not in LINKS:
-            raise ValueError(f"links must be one of {', '.join(LINKS)}")
+    def __init__(self, links: str = "fifo", journal: str = "file"):
+        if links not in LINKS or journal not in JOURNALS:
+            raise ValueError(f"links must be one of {', '.join(LINKS)} and journal one of {', '.join(JOURNALS)}")
         self.links = links
+        self.journal = journal
         self.nodes: dict[str, _Node] = {}
         self._boots = 0
 
@@ -269,7 +294,8 @@ class PySyncObjServer:
             return error(rid, INTERNAL, f"{type(exc).__name__}: {exc}")
 
     def _op_hello(self, args: dict) -> dict:
-        return {"protocol": PROTOCOL, "implementation": "pysyncobj" + ("" if self.links == "fifo" else "+datagram"),
+        variant = "".join(f"+{x}" for x in (self.links, self.journal) if x not in ("fifo", "file"))
+        return {"protocol": PROTOCOL, "implementation": "pysyncobj" + variant,
                 "version": VERSION, "profiles": {}, "operations": [], "nodes": ["raft"],
                 "liveness_bound_ms": {"raft": LIVENESS_BOUND_MS}}
 

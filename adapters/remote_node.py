@@ -43,6 +43,10 @@ class Envelope:
     type: str
     data: str
 
+    @property
+    def message_kind(self) -> str:  # what traces and ``deliver A B KIND`` call it
+        return self.type
+
     @staticmethod
     def wrap(payload: Any) -> "Envelope":
         kind = payload.get("type") if isinstance(payload, dict) else None

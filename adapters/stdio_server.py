@@ -40,11 +40,11 @@ def serve(server: Any, stdin: TextIO | None = None, stdout: TextIO | None = None
 
 
 def make_server(implementation: str = "reference", mutant: str | None = None, profile: str = "dledger-0.4",
-                links: str = "fifo") -> Any:
+                links: str = "fifo", journal: str = "file") -> Any:
     if implementation == "pysyncobj":
         from adapters.pysyncobj_server import PySyncObjServer
 
-        return PySyncObjServer(links=links)
+        return PySyncObjServer(links=links, journal=journal)
     from adapters.reference_server import ReferenceServer
 
     return ReferenceServer(mutant=mutant, dledger_profile=profile)
@@ -57,6 +57,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", default="dledger-0.4", help="DLedger profile of the reference (default: %(default)s)")
     p.add_argument("--links", choices=("fifo", "datagram"), default="fifo",
                    help="pysyncobj only: link semantics (default: %(default)s)")
+    p.add_argument("--journal", choices=("file", "memory"), default="file",
+                   help="pysyncobj only: its FileJournal, or its default in-memory journal (default: %(default)s)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(p)
     args = p.parse_args(argv)
     try:
-        server = make_server(args.implementation, args.mutant, args.profile, args.links)
+        server = make_server(args.implementation, args.mutant, args.profile, args.links, args.journal)
     except KeyError as exc:
         print(f"stdio_server: {str(exc).strip(chr(34))}", file=sys.stderr)
         return 2

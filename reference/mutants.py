@@ -46,6 +46,14 @@ def _no_clamp_after_truncate(member, request, log, committed_index, profile):
     return attrs.evolve(d, effects=tuple(e for e in d.effects if not isinstance(e, fx.ClampCommitIndex)))
 
 
+def _compare_ignores_term(member, request, log, committed_index, profile):
+    # A follower that compares by index only: any entry at prev_index "matches", so it
+    # keeps a conflicting prefix and appends the leader's entries after it.
+    if request.type.name == "COMPARE" and 0 <= request.prev_index < len(log):
+        request = attrs.evolve(request, prev_term=log[request.prev_index].term)
+    return handle_push(member, request, log, committed_index, profile)
+
+
 def _g1_commit_rule(match_indexes, log, curr_term, committed_index, generation):
     # Raft's figure 8: commit the quorum watermark even when it is of an older term.
     return leader_commit_index(match_indexes, log, curr_term, committed_index, "G1")
@@ -134,6 +142,12 @@ MUTANTS: dict[str, Mutant] = {
             "#316: truncation leaves committedIndex above ledgerEnd",
             ("applied-committed-end",),
             procedures=lambda p: attrs.evolve(p, handle_push=_no_clamp_after_truncate),
+        ),
+        Mutant(
+            "compare-ignores-term",
+            "a follower's COMPARE matches by index alone: it keeps a conflicting prefix (Raft's log matching)",
+            ("log-matching", "committed-prefix"),
+            procedures=lambda p: attrs.evolve(p, handle_push=_compare_ignores_term),
         ),
         Mutant(
             "g1-commit-rule",

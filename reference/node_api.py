@@ -38,7 +38,10 @@ class Message:
 
     @property
     def kind(self) -> str:
-        return type(self.payload).__name__
+        # An implementation's own message, carried unread (adapters.remote_node.Envelope),
+        # names its kind itself; an rmqha record is named by its class.
+        named = getattr(self.payload, "message_kind", None)
+        return named if isinstance(named, str) else type(self.payload).__name__
 
 
 @attrs.frozen(slots=True)

@@ -102,7 +102,7 @@ def check_commit_monotonic(h: RaftHistory, v: RaftView) -> Violation | None:
 
 
 def check_commit_within_log(v: RaftView) -> Violation | None:
-    if v.log and v.committed_index > v.last_index:
+    if v.committed_index > v.last_index:
         return Violation("commit-within-log",
                          f"{v.node_id} commitIndex {v.committed_index} is beyond its last log index {v.last_index}",
                          v.node_id)
