@@ -123,15 +123,15 @@ class _Node:
     """One PySyncObj instance and everything that stands in for its environment."""
 
     def __init__(self, server: "PySyncObjServer", handle: str, node_id: str, peers: list[str], seed: int,
-                 durable: Any, now: int, boot: int):
+                 durable: Any, now: int):
         self.server = server
         self.node_id = node_id
-        self.boot = boot  # orders this incarnation's links after every earlier one
+        self.handle = handle  # names this incarnation's end of every link
         self.now_s = now / 1000.0
         self.rng = random.Random(seed)
         self.outbox: list[tuple[str, dict]] = []
         self.sent: dict[str, int] = {}  # per destination: sequence number of the last message
-        self.taken: dict[str, tuple[int, int]] = {}  # per source: (boot, seq) of the newest message taken
+        self.taken: dict[str, tuple[int, int]] = {}  # per source: (incarnation, seq) of the newest message taken
         self.dir = Path(tempfile.mkdtemp(prefix=f"rmqha-pysyncobj-{node_id}-"))
         journal = self.dir / "journal"
         if durable is not None and server.journal == "file":
@@ -179,7 +179,7 @@ class _Node:
         for dst, message in self.outbox:
             seq = self.sent[dst] = self.sent.get(dst, 0) + 1
             messages.append({"src": self.node_id, "dst": dst,
-                             "payload": {"type": message.get("type"), "link": [self.boot, seq],
+                             "payload": {"type": message.get("type"), "link": [self.handle, seq],
                                          "message": to_json(message)}})
         self.outbox.clear()
         view = self._view()
@@ -194,8 +194,10 @@ class _Node:
             command = codec.decode(payload, ClientCommand, codec.registry("raft"), "message.payload")
             self.obj.append(command.body)  # queued; PySyncObj forwards it to its leader or appends it
             return
-        link = tuple(payload["link"])
+        handle, seq = payload["link"]
         if self.server.links == "fifo":
+            # a later incarnation of the sender opened new connections: its messages come after
+            link = (self.server.incarnation.get(handle, -1), seq)
             if link <= self.taken.get(src, (-1, -1)):
                 return  # older than what this link already delivered: a TCP stream never shows it
             self.taken[src] = link
@@ -276,7 +278,8 @@ class PySyncObjServer:
         self.links = links
         self.journal = journal
         self.nodes: dict[str, _Node] = {}
-        self._boots = 0
+        self.incarnation: dict[str, int] = {}  # handle -> creation order (orders a sender's incarnations)
+        self._created = 0
 
     def handle(self, req: dict) -> dict:
         rid = req.get("id") if isinstance(req, dict) else None
@@ -314,9 +317,10 @@ class PySyncObjServer:
         handle = args["handle"]
         if handle in self.nodes:
             self.nodes.pop(handle).close()
-        self._boots += 1
+        self._created += 1
+        self.incarnation[handle] = self._created
         self.nodes[handle] = _Node(self, handle, args["node_id"], list(args["peers"]), int(args["seed"]),
-                                   args.get("durable"), int(args["now"]), self._boots)
+                                   args.get("durable"), int(args["now"]))
         return {}
 
     def _op_node_tick(self, args: dict) -> dict:

@@ -4,6 +4,7 @@ Each row is one way to misbehave, over the stdio transport (a subprocess) and, w
 it makes sense, in process (``python:``); the error must be an ``AdapterError`` that
 names what went wrong and carries the offending exchange.
 """
+import re
 import sys
 import time
 from pathlib import Path
@@ -112,11 +113,11 @@ def test_python_misbehaviour_is_an_adapter_error(factory, message):
     ("python:no.such.module:make", "No module named 'no'"),
     ("python:os:getcwd", "returned an object without handle(request)"),
     ("stdio:", "use stdio:COMMAND"),
-    ("pysyncobj:udp", "use pysyncobj or pysyncobj:datagram"),
+    ("pysyncobj:udp", "use pysyncobj[:datagram][:memory]"),
     ("jvm:Foo", "use jvm:CLASSPATH:CLASS"),
 ])
 def test_bad_adapter_specs_are_user_errors(spec, message):
-    with pytest.raises(UserError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(UserError, match=re.escape(message)):
         resolve(spec, fresh=True)
 
 

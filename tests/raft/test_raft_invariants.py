@@ -1,0 +1,148 @@
+"""The generic Raft invariants (spec/invariants/raft.py), predicate by predicate.
+
+Each row feeds a history of observations to the invariants and names what must be
+reported: a good history reports nothing, a known-bad one reports exactly its
+invariant. The last tests show that every invariant is violated by a real
+implementation (a mutant of the reference, or PySyncObj) in a committed scenario script.
+"""
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conformance.campaign import get_scenario
+from conformance.script import read_script
+from spec.invariants import raft as inv
+from spec.raft.records import RaftEntry, RaftRole, RaftView
+
+F, C, L = RaftRole.FOLLOWER, RaftRole.CANDIDATE, RaftRole.LEADER
+SCRIPTS = Path(__file__).parents[1] / "scenarios" / "raft"
+
+
+def log(*terms, start=1, bodies=None):
+    return tuple(RaftEntry(start + i, t, (bodies or {}).get(start + i, f"e{start + i}")) for i, t in enumerate(terms))
+
+
+def view(node, role=F, term=1, vote=None, leader=None, commit=-1, entries=()):
+    return RaftView(node, role, term, vote, leader, commit, entries)
+
+
+CRASH = "crash"  # a history step: ("crash", node)
+
+
+def judge(history):
+    """Every violation the invariants report over ``history`` (views and crashes, in order)."""
+    h = inv.RaftHistory()
+    found = []
+    for step in history:
+        if isinstance(step, tuple) and step[0] == CRASH:
+            inv.forget_volatile(h, step[1])
+            continue
+        found += inv.check_node(h, step)
+        inv.record(h, step)
+    return found
+
+
+ROWS = {
+    # name: (history, the invariants it must violate)
+    "healthy election and replication": ([
+        view("n1", C, 1, "n1"), view("n2", F, 1, "n1"), view("n1", L, 1, "n1", "n1", 1, log(1)),
+        view("n2", F, 1, "n1", "n1", 1, log(1)), view("n1", L, 1, "n1", "n1", 2, log(1, 1)),
+        view("n3", F, 2, None, None, 0, log(1, 1)), view("n3", L, 2, "n3", "n3", 2, log(1, 1, 2)),
+    ], set()),
+    "two leaders in one term": ([view("n1", L, 3, "n1", "n1"), view("n2", L, 3, "n2", "n2")], {"election-safety"}),
+    "a leader again in a later term": ([view("n1", L, 3, "n1", "n1"), view("n2", L, 4, "n2", "n2")], set()),
+    "term goes back": ([view("n1", F, 4), view("n1", F, 3)], {"term-monotonic"}),
+    "term goes back across a restart": ([view("n1", F, 4), (CRASH, "n1"), view("n1", F, 0)], {"term-monotonic"}),
+    "two votes in one term across a restart": ([view("n1", F, 2, "n2"), (CRASH, "n1"), view("n1", F, 2, "n3")],
+                                               {"one-vote-per-term"}),
+    "a vote per term": ([view("n1", F, 2, "n2"), view("n1", F, 3, "n3")], set()),
+    "commit index goes back": ([view("n1", commit=2, entries=log(1, 1)), view("n1", commit=1, entries=log(1))],
+                               {"commit-monotonic"}),
+    "commit index restarts lower after a crash": ([view("n1", commit=2, entries=log(1, 1)), (CRASH, "n1"),
+                                                   view("n1", commit=0, entries=log(1, 1))], set()),
+    "commit index beyond the log": ([view("n1", commit=3, entries=log(1, 1))], {"commit-within-log"}),
+    "commit index with an empty log": ([view("n1", commit=0)], {"commit-within-log"}),
+    "nothing committed, nothing held": ([view("n1", commit=-1)], set()),
+    "same index and term, different past": ([view("n1", entries=log(1, 2, 3)), view("n2", entries=log(2, 2, 3))],
+                                            {"log-matching"}),
+    "same index and term, different command": ([view("n1", entries=log(1, 2)),
+                                                view("n2", entries=log(1, 2, bodies={1: "x"}))], {"log-matching"}),
+    "a conflicting suffix is allowed": ([view("n1", entries=log(1, 2, 2)), view("n2", entries=log(1, 3))], set()),
+    "a crashed node's log is not compared": ([view("n1", entries=log(1, 2, 3)), (CRASH, "n1"),
+                                              view("n2", entries=log(2, 2, 3))], set()),
+    "committed entry replaced": ([view("n1", commit=2, entries=log(1, 1)), view("n2", commit=2, entries=log(1, 2))],
+                                 {"committed-prefix"}),
+    "leader of a later term lacks a committed entry": ([
+        view("n1", L, 1, "n1", "n1", 2, log(1, 1)), view("n2", L, 2, "n2", "n2", 1, log(1)),
+    ], {"leader-completeness"}),
+    "leader elected before the commit may lack it": ([
+        view("n2", L, 2, "n2", "n2", 1, log(1)), view("n1", L, 1, "n1", "n1", 2, log(1, 1)),
+        view("n2", L, 2, "n2", "n2", 1, log(1)),
+    ], set()),
+    "a compacted prefix is not judged": ([
+        view("n1", L, 1, "n1", "n1", 2, log(1, 1)), view("n2", L, 2, "n2", "n2", 3, log(1, 2, start=2)),
+    ], set()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_invariant_table(name):
+    history, expected = ROWS[name]
+    assert {v.property for v in judge(history)} == expected
+
+
+def test_every_invariant_has_a_row_that_violates_it():
+    violated = set().union(*(expected for _, expected in ROWS.values()))
+    assert violated == set(inv.INVARIANTS) - {"liveness"}
+
+
+@st.composite
+def matching_logs(draw):
+    """Two logs that share a prefix and then may diverge only in later terms."""
+    prefix = sorted(draw(st.lists(st.integers(0, 3), max_size=5)))
+    top = prefix[-1] if prefix else 0
+    a = prefix + sorted(draw(st.lists(st.integers(top + 1, top + 2), max_size=3)))
+    b = prefix + sorted(draw(st.lists(st.integers(top + 3, top + 4), max_size=3)))
+    return log(*a), log(*b)
+
+
+@given(matching_logs())
+def test_logs_that_diverge_only_after_a_common_prefix_match(logs):
+    a, b = logs
+    assert inv.check_log_matching(view("n1", entries=a), view("n2", entries=b)) is None
+
+
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=6), st.data())
+def test_rewriting_the_past_under_a_common_entry_breaks_log_matching(terms, data):
+    terms = sorted(terms)
+    i = data.draw(st.integers(0, len(terms) - 1))
+    a = log(*terms)
+    b = tuple(RaftEntry(e.index, e.term, "other" if k == i else e.body) for k, e in enumerate(a))
+    if i == len(terms) - 1:  # the last entry differs: no common entry above it, nothing to judge
+        b = b + (RaftEntry(len(terms) + 1, terms[-1] + 1, "tail"),)
+        a = a + (RaftEntry(len(terms) + 1, terms[-1] + 1, "tail"),)
+    found = inv.check_log_matching(view("n1", entries=a), view("n2", entries=b))
+    assert found is not None and found.property == "log-matching"
+
+
+def test_stable_leader_needs_every_live_node_to_follow_it():
+    lead = view("n1", L, 2, "n1", "n1")
+    assert inv.stable_leader([lead, view("n2", F, 2, "n1", "n1"), None]) == "n1"
+    assert inv.stable_leader([lead, view("n2", F, 1, None, "n1")]) is None  # an older term
+    assert inv.stable_leader([lead, view("n2", C, 2, "n2")]) is None
+    assert inv.stable_leader([lead, view("n2", L, 3, "n2", "n2")]) is None
+
+
+# ------------------------------------------------------------------ real counterexamples
+
+COUNTEREXAMPLES = sorted(SCRIPTS.glob("*.rmqha"))
+
+
+def test_every_invariant_is_violated_by_a_real_implementation_in_a_script():
+    covered = set()
+    for path in COUNTEREXAMPLES:
+        script = read_script(str(path))
+        covered |= {s.args[1] for s in script.steps if s.op == "expect" and s.args[:1] == ("violation",)}
+    assert covered == set(get_scenario("raft").properties) == set(inv.INVARIANTS)
