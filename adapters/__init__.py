@@ -27,7 +27,9 @@ _CACHE: dict[str, ProtocolAdapter] = {}
 def resolve(spec: str, fresh: bool = False) -> ProtocolAdapter:
     """A connected adapter for ``spec`` (handshake done). Cached per spec unless ``fresh``."""
     if not fresh and spec in _CACHE:
-        return _CACHE[spec]
+        if _CACHE[spec].alive():
+            return _CACHE[spec]
+        _CACHE.pop(spec).close()  # it died (e.g. crashed in an earlier run): start it again
     adapter = _connect(spec)
     adapter.hello()
     if not fresh:

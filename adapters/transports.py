@@ -55,6 +55,10 @@ class ProtocolAdapter:
     def close(self) -> None:
         pass
 
+    def alive(self) -> bool:
+        """Whether the implementation can still answer (a dead subprocess cannot)."""
+        return True
+
     # ------------------------------------------------------------------ protocol
 
     def request(self, op: str, args: dict) -> Any:
@@ -174,6 +178,9 @@ class StdioAdapter(ProtocolAdapter):
         except json.JSONDecodeError:
             raise AdapterError(f"{self.spec}: answered something that is not a JSON object",
                                f"sent {_short(line)}; got {_short(answer)}") from None
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
 
     def close(self) -> None:
         if self.proc.poll() is None:

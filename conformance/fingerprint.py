@@ -1,8 +1,8 @@
 """Which profile does each procedure of an implementation match?
 
 The handler-level fingerprint feeds the same deterministic batch of inputs to an
-implementation's decision procedures and to the spec under every profile, and lists,
-per procedure, the profiles whose answers it reproduces exactly. A release whose
+implementation's decision procedures (through its adapter) and to the spec under
+every profile, and lists, per procedure, the profiles whose answers it reproduces. A release whose
 profile is unknown is named by its fingerprint (for example 0.3.2, which combines
 H-B with G1 logs, shows ``heartbeat_round: dledger-0.4`` and ``log: dledger-0.1/0.2``).
 """
@@ -11,10 +11,8 @@ from __future__ import annotations
 import random
 from typing import Callable
 
-from conformance.errors import UserError
-from spec.dledger import candidate, heartbeat, log, vote
+from spec.dledger import candidate, heartbeat
 from spec.dledger.member_state import MemberView
-from spec.dledger.profiles import DEFAULT_TIMING, PROFILES, Profile
 from spec.dledger.records import (
     Entry,
     HeartBeatRequest,
@@ -26,7 +24,7 @@ from spec.dledger.records import (
     VoteResult,
 )
 
-SAMPLES = 1500
+SAMPLES = 400
 IDS = ("n1", "n2", "n3", "x9")
 
 
@@ -86,74 +84,106 @@ def _commit_inputs(rng):
     return [rng.randint(-1, len(flog) - 1) for _ in range(3)], flog, rng.randint(1, 5), rng.randint(-1, 2)
 
 
-# procedure name -> (input generator, call(procedures, profile, inputs), call(spec, profile, inputs))
-PROCEDURES: dict[str, tuple[Callable, Callable]] = {
-    "handle_vote": (_vote_inputs, lambda p, prof, x: p.handle_vote(x[0], x[1], x[2], prof)),
-    "handle_heartbeat": (lambda rng: (_member(rng), HeartBeatRequest(rng.randint(-1, 7), rng.choice(IDS))),
-                         lambda p, prof, x: p.handle_heartbeat(x[0], x[1])),
-    "parse_vote_result": (_parse_inputs, lambda p, prof, x: p.parse_vote_result(x[0], x[1], prof)),
-    "heartbeat_round": (_round_inputs, lambda p, prof, x: p.decide_heartbeat_round(x[0], x[1], x[2], x[3],
-                                                                                   DEFAULT_TIMING, prof)),
-    "handle_push": (_push_inputs, lambda p, prof, x: p.handle_push(x[0], x[1], x[2], x[3], prof)),
-    "commit_rule": (_commit_inputs, lambda p, prof, x: p.leader_commit_index(x[0], x[1], x[2], x[3],
-                                                                             prof.log_generation)),
+# operation -> deterministic argument generator (seeded, so every run asks the same)
+INPUTS: dict[str, Callable] = {
+    "dledger.handle_vote": lambda rng: dict(zip(("member", "request", "self_vote"), _vote_inputs(rng))),
+    "dledger.handle_heartbeat": lambda rng: {"member": _member(rng),
+                                             "request": HeartBeatRequest(rng.randint(-1, 7), rng.choice(IDS))},
+    "dledger.parse_vote_result": lambda rng: dict(zip(("counts", "peer_size"), _parse_inputs(rng))),
+    "dledger.decide_heartbeat_round": lambda rng: dict(zip(
+        ("counts", "peer_size", "now", "last_succ_heartbeat_time"), _round_inputs(rng))),
+    "dledger.handle_push": lambda rng: dict(zip(("member", "request", "log", "committed_index"), _push_inputs(rng))),
+    "dledger.leader_commit_index": lambda rng: dict(zip(
+        ("match_indexes", "log", "curr_term", "committed_index"), _commit_inputs(rng))),
+}
+SHORT = {
+    "dledger.handle_vote": "handle_vote",
+    "dledger.handle_heartbeat": "handle_heartbeat",
+    "dledger.parse_vote_result": "vote parse",
+    "dledger.decide_heartbeat_round": "heartbeat round",
+    "dledger.handle_push": "log push",
+    "dledger.leader_commit_index": "commit rule",
 }
 
 
-def _canonical(decision):
-    """Compare decisions by outcome and effects, not by the name of the deciding row."""
-    fields = [f for f in ("result", "reply_term", "code", "outcome", "next_vote", "effects", "response")
-              if hasattr(decision, f)]
-    return tuple(getattr(decision, f) for f in fields) if fields else decision
+def fingerprint(adapter, samples: int = SAMPLES, progress=None) -> dict[str, list[str] | None]:
+    """Operation -> the profiles whose spec answers the adapter reproduces on every sample.
 
+    ``None`` for an operation the adapter does not implement (not applicable).
+    """
+    from adapters import codec
+    from adapters.operations import OPERATIONS
+    from adapters.protocol import Unsupported
 
-def fingerprint_procedures(procedures, profile: Profile, samples: int = SAMPLES) -> dict[str, list[str]]:
-    """For each procedure, the profiles whose spec answers equal ``procedures``' on every sample."""
-    from reference.procedures import REFERENCE_PROCEDURES
-
-    matches: dict[str, list[str]] = {}
-    for name, (make, call) in PROCEDURES.items():
+    matches: dict[str, list[str] | None] = {}
+    for name, make in INPUTS.items():
+        if name not in adapter.info.operations:
+            matches[name] = None
+            continue
+        op = OPERATIONS[name]
+        reg = codec.registry(op.namespace)
         rng = random.Random(f"fingerprint:{name}")
-        inputs = [make(rng) for _ in range(samples)]
-        got = [_canonical(call(procedures, profile, x)) for x in inputs]
-        matches[name] = [
-            p.name for p in PROFILES.values()
-            if all(_canonical(call(REFERENCE_PROCEDURES, p, x)) == g for x, g in zip(inputs, got))
-        ]
+        candidates = list(op.profiles)
+        try:
+            for _ in range(samples):
+                args = make(rng)
+                raw = adapter.call(name, {k: codec.encode(v) for k, v in args.items()})
+                got = op.canonical(codec.decode(raw, op.result, reg, "result"))
+                candidates = [p for p in candidates if op.canonical(op.spec(p, **args)) == got]
+                if not candidates:
+                    break
+        except Unsupported:
+            matches[name] = None
+            continue
+        matches[name] = candidates
+        if progress is not None:
+            progress()
     return matches
 
 
-def render(matches: dict[str, list[str]]) -> str:
+def render(matches: dict) -> str:
     def short(names):
+        if names is None:
+            return "not applicable"
         if not names:
             return "no profile"
         head, *rest = names
         return "/".join([head] + [n.replace("dledger-", "") for n in rest])
 
-    return "; ".join(f"{proc}: {short(names)}" for proc, names in matches.items())
+    return "; ".join(f"{SHORT.get(op, op)}: {short(names)}" for op, names in matches.items())
 
 
 def describe_adapter(adapter: str, scenario: str, profile: str | None) -> dict:
-    """Implementation name, version, profile and (for in-process DLedger nodes) fingerprint."""
-    if scenario != "dledger":
-        from conformance.campaign import get_scenario
+    """Implementation name, version, profile and handler-level fingerprint of an adapter.
 
-        get_scenario(scenario)
-        return {"adapter": adapter, "implementation": adapter, "version": None, "profile": profile,
-                "fingerprint": None}
-    from conformance.targets import dledger_target
+    A fingerprint that cannot be taken (the implementation fails at handler level) is
+    recorded as such; the campaign still runs and reports the failures per run.
+    """
+    from conformance.campaign import get_scenario
 
-    target = dledger_target(adapter, profile, DEFAULT_TIMING)
-    node = target.make_node("n1", ("n1", "n2", "n3"), lambda bound: 0, None, 0)
-    procedures = getattr(node, "proc", None)
-    matches = fingerprint_procedures(procedures, target.profile) if procedures is not None else None
+    get_scenario(scenario)
+    if scenario == "truncation":
+        from conformance.scenarios.truncation import truncation_target
+
+        t = truncation_target(adapter)
+        return {"adapter": adapter, "implementation": t.implementation, "version": t.version,
+                "profile": profile, "fingerprint": None, "fingerprint_text": None}
+    from adapters import resolve
+    from adapters.errors import AdapterError
+
+    connected = resolve(adapter)
+    info = connected.info
+    try:
+        matches = fingerprint(connected)
+        text = render(matches)
+    except AdapterError as exc:
+        matches, text = None, f"not taken: {exc}"
+    declared = info.profiles.get("dledger") if scenario == "dledger" else None
     return {
         "adapter": adapter,
-        "implementation": target.implementation,
-        "version": target.version,
-        "profile": target.profile.name,
+        "implementation": info.implementation,
+        "version": info.version,
+        "profile": profile or declared,
         "fingerprint": matches,
-        "fingerprint_text": render(matches) if matches is not None else None,
+        "fingerprint_text": text,
     }
-
-

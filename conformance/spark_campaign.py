@@ -22,7 +22,7 @@ from conformance.campaign import FAULT_MIXES, get_scenario, plan_configs, run_on
 from conformance.errors import UserError
 from conformance.results import io
 from conformance.results.schema import flatten
-from conformance.runresult import Coverage, PropertyVerdict, RunConfig, RunResult
+from conformance.runresult import PropertyVerdict, RunConfig, RunResult
 from conformance.targets import rmqha_version
 
 

@@ -1,0 +1,40 @@
+"""``rmqha fingerprint --adapter SPEC``: which profile does each procedure match?
+
+Runs every handler-level DLedger operation the implementation offers on the same
+deterministic inputs against the spec under every profile, and prints, per procedure,
+the profiles it reproduces (for example ``handle_vote: dledger-0.2/0.4``). A procedure
+matching no profile is printed as ``no profile``: the implementation differs from every
+known release there (run the differential tests to see the first difference).
+"""
+from __future__ import annotations
+
+import sys
+
+
+def register(sub) -> None:
+    p = sub.add_parser("fingerprint", help="which spec profile each procedure of an implementation matches",
+                       description=__doc__)
+    p.add_argument("--adapter", default="reference", help="implementation (default: %(default)s)")
+    p.add_argument("--samples", type=int, default=400, help="inputs per procedure (default: %(default)s)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from tqdm import tqdm
+
+    from adapters import resolve
+    from conformance.fingerprint import INPUTS, SHORT, fingerprint, render
+
+    adapter = resolve(args.adapter)
+    info = adapter.info
+    print(f"{args.adapter}: {info.implementation} {info.version}, declares {info.profiles or 'no profile'}")
+    bar = tqdm(total=len(INPUTS), desc="fingerprint", unit="procedure", disable=args.quiet, file=sys.stderr)
+    matches = fingerprint(adapter, args.samples, progress=lambda: bar.update(1))
+    bar.close()
+    width = max(len(v) for v in SHORT.values())
+    for op, names in matches.items():
+        shown = "not applicable" if names is None else ("no profile" if not names else ", ".join(names))
+        print(f"  {SHORT[op]:{width}s}  {shown}")
+    print(render(matches))
+    return 0

@@ -1,0 +1,126 @@
+"""Every transport end to end, and every way an implementation can misbehave."""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from adapters import codec, resolve
+from adapters.operations import OPERATIONS
+from adapters.transports import StdioAdapter
+from conformance.cli import main
+from conformance.errors import AdapterError
+from spec.dledger.member_state import MemberView
+from spec.dledger.records import HeartBeatRequest, VoteRequest
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+PY = sys.executable
+SERVE = f"stdio:{PY} -m conformance serve-stdio"
+PEERS = frozenset({"n1", "n2", "n3"})
+
+
+def vote_args(term=5, voted_for=None, candidate="n2"):
+    member = MemberView("n1", PEERS, 5, voted_for, None, ledger_end_term=1, ledger_end_index=3)
+    return {"member": member, "request": VoteRequest(term, candidate, 1, 3), "self_vote": False}
+
+
+def agrees(adapter, name, args) -> bool:
+    op = OPERATIONS[name]
+    raw = adapter.call(name, {k: codec.encode(v) for k, v in args.items()})
+    got = op.canonical(codec.decode(raw, op.result, codec.registry(op.namespace)))
+    return got == op.canonical(op.spec(adapter.info.profiles.get(op.namespace), **args))
+
+
+CASES = [vote_args(), vote_args(term=7), vote_args(voted_for="n3"), vote_args(candidate="x9"), vote_args(term=4)]
+
+
+def test_reference_served_over_stdio():
+    a = resolve(SERVE, fresh=True)
+    try:
+        assert a.info.implementation == "rmqha-reference" and "dledger" in a.info.nodes
+        assert all(agrees(a, "dledger.handle_vote", args) for args in CASES)
+    finally:
+        a.close()
+
+
+def test_python_object_adapter():
+    a = resolve("python:adapters.reference_server:ReferenceServer", fresh=True)
+    assert all(agrees(a, "dledger.handle_vote", args) for args in CASES)
+
+
+@pytest.fixture(scope="module")
+def java_shim(tmp_path_factory):
+    if shutil.which("javac") is None:
+        pytest.skip("javac not available")
+    out = tmp_path_factory.mktemp("java")
+    subprocess.run(["javac", "-d", str(out), str(FIXTURES / "java" / "RmqhaShim.java")], check=True)
+    return out
+
+
+def test_java_shim_over_stdio(java_shim):
+    a = resolve(f"stdio:java -cp {java_shim} RmqhaShim", fresh=True)
+    try:
+        assert a.info.implementation == "java-shim-example"
+        assert all(agrees(a, "dledger.handle_vote", args) for args in CASES)
+        hb = {"member": MemberView("n1", PEERS, 5, None, None), "request": HeartBeatRequest(5, "n2")}
+        assert agrees(a, "dledger.handle_heartbeat", hb)
+    finally:
+        a.close()
+
+
+@pytest.mark.jvm
+def test_java_shim_through_jpype(java_shim):
+    a = resolve(f"jvm:{java_shim}:RmqhaShim", fresh=True)
+    assert all(agrees(a, "dledger.handle_vote", args) for args in CASES)
+
+
+def test_unsupported_operation_is_not_applicable(java_shim):
+    from adapters.protocol import Unsupported
+
+    a = resolve(f"stdio:java -cp {java_shim} RmqhaShim", fresh=True)
+    try:
+        with pytest.raises(Unsupported):
+            a.call("truncation.find_consistent_point", {})
+    finally:
+        a.close()
+
+
+@pytest.mark.parametrize("mode,message", [
+    ("exit", "the process exited (status 7) fatal: simulated crash"),
+    ("hang", "no answer within 1 s (killed)"),
+    ("garbage", "answered something that is not a JSON object"),
+    ("wrong-id", "malformed response to call"),
+    ("internal", "call failed: internal: NullPointerException"),
+])
+def test_misbehaving_adapter_is_a_clear_error(mode, message):
+    a = StdioAdapter(f"stdio:{mode}", f"{PY} {FIXTURES / 'misbehaving_adapter.py'} {mode}", timeout_s=1)
+    a.hello()
+    with pytest.raises(AdapterError) as failure:
+        a.call("dledger.handle_vote", {k: codec.encode(v) for k, v in vote_args().items()})
+    assert message in str(failure.value)
+    assert failure.value.exchange and "sent" in failure.value.exchange
+    a.close()
+
+
+def test_command_that_does_not_start():
+    with pytest.raises(AdapterError, match="cannot start"):
+        resolve("stdio:/nonexistent/binary --x", fresh=True)
+
+
+def test_campaign_against_the_stdio_reference(tmp_path, capsys):
+    code = main(["run", "--no-spark", "--adapter", SERVE, "--runs", "2", "--group-size", "3", "--duration", "5000",
+                 "--out", str(tmp_path / "r"), "--quiet"])
+    assert code == 0, capsys.readouterr()
+
+
+def test_campaign_against_a_crashing_adapter_records_errors(tmp_path, capsys):
+    spec = f"stdio:{PY} {FIXTURES / 'misbehaving_adapter.py'} exit"
+    code = main(["run", "--no-spark", "--adapter", spec, "--runs", "2", "--group-size", "3", "--duration", "5000",
+                 "--out", str(tmp_path / "r"), "--quiet"])
+    assert code == 1
+    from conformance.results import io
+
+    runs = io.read_table(tmp_path / "r", "runs").to_pylist()
+    assert {r["verdict"] for r in runs} == {"error"}
+    assert all("the process exited" in r["error"] for r in runs)
