@@ -203,4 +203,19 @@ def collate(results_dir: str | Path, spark) -> dict[str, Any]:
             "fail": sum(a["fail"] for a in per_adapter.values()),
             "error": sum(a["error"] for a in per_adapter.values()),
         },
+        "completeness": completeness(manifest, len(parts["runs"]), str(results_dir)),
+    }
+
+
+def completeness(manifest: dict, committed_chunks: int, results_dir: str) -> dict[str, Any]:
+    """How much of the planned campaign the report covers (a report of a killed campaign says so)."""
+    spec = manifest.get("spec", {})
+    planned_runs = spec.get("runs", 0) * len(spec.get("adapters", ()))
+    planned = len(manifest["chunks"])
+    return {
+        "complete": committed_chunks >= planned,
+        "committed_chunks": committed_chunks,
+        "planned_chunks": planned,
+        "planned_runs": planned_runs,
+        "resume": f"rmqha run --resume --out {results_dir}",
     }

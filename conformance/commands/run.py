@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import sys
 
 from conformance.errors import UserError
 from conformance.results.spark import DEFAULT_MASTER
@@ -68,17 +69,24 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def execute_campaign(args, out: str) -> dict:
-    from conformance.spark_campaign import run_campaign
+def execute_campaign(args, out: str) -> dict | int:
+    """Run the campaign; a dead Spark job is one line on stderr and its exit status (3)."""
+    from conformance.spark_campaign import CampaignJobFailed, run_campaign
 
     # --resume takes every campaign setting from the manifest it finishes
     spec = None if args.resume else campaign_spec_from(args)
     master = None if args.no_spark else args.master
-    return run_campaign(out, spec, master=master, resume=args.resume, progress=not args.quiet)
+    try:
+        return run_campaign(out, spec, master=master, resume=args.resume, progress=not args.quiet)
+    except CampaignJobFailed as exc:
+        print(f"rmqha: error: {exc}", file=sys.stderr)
+        return exc.exit_code
 
 
 def run(args) -> int:
     summary = execute_campaign(args, args.out)
+    if isinstance(summary, int):
+        return summary
     print(f"{summary['runs']} runs in {summary['seconds']:.1f} s: {summary['fail']} failed, "
           f"{summary['error']} errors; {summary['committed_runs']} runs committed in {args.out}")
     return 1 if summary["fail"] or summary["error"] else 0

@@ -64,7 +64,17 @@ def read_manifest(out: Path) -> dict:
         raise UserError(
             f"{path}: results schema version {manifest['schema_version']}, this rmqha reads version {SCHEMA_VERSION}"
         )
+    for key, kind in MANIFEST_KEYS.items():
+        if not isinstance(manifest.get(key), kind):
+            raise UserError(f"{path}: manifest field {key!r} is missing or not a {kind.__name__}")
+    for adapter, info in manifest["adapters"].items():
+        if not isinstance(info, dict):
+            raise UserError(f"{path}: manifest entry of adapter {adapter!r} is not an object")
     return manifest
+
+
+# What readers rely on in a manifest (docs/results-schema.md lists every field).
+MANIFEST_KEYS = {"campaign": str, "spec": dict, "chunks": list, "adapters": dict, "properties": dict}
 
 
 def commit_chunk(out: Path, chunk: str, tables: dict[str, pa.Table]) -> dict:
@@ -75,8 +85,11 @@ def commit_chunk(out: Path, chunk: str, tables: dict[str, pa.Table]) -> dict:
     files = {}
     for name in TABLES:
         table = tables[name]
-        pq.write_table(table, staging / f"{name}.parquet")
-        files[name] = {"file": f"{name}/{chunk}.parquet", "rows": table.num_rows}
+        with open(staging / f"{name}.parquet", "wb") as f:
+            pq.write_table(table, f)
+            f.flush()
+            os.fsync(f.fileno())  # the marker must never name a part the disk has not kept
+        files[name] = {"file": part_file(name, chunk), "rows": table.num_rows}
     for name in TABLES:
         (out / name).mkdir(exist_ok=True)
         os.replace(staging / f"{name}.parquet", out / files[name]["file"])
@@ -92,19 +105,39 @@ def commit_chunk(out: Path, chunk: str, tables: dict[str, pa.Table]) -> dict:
     return marker
 
 
+def part_file(table: str, chunk: str) -> str:
+    return f"{table}/{chunk}.parquet"
+
+
+def read_chunk_marker(path: Path) -> dict:
+    """Read and check one commit marker: it must name exactly its chunk's five parts."""
+    path = Path(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            marker = json.load(f)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: corrupt chunk marker ({str(exc).splitlines()[0]})") from None
+    chunk = path.stem
+    tables = marker.get("tables") if isinstance(marker, dict) else None
+    if not isinstance(tables, dict) or marker.get("chunk") != chunk:
+        raise UserError(f"{path}: corrupt chunk marker (no chunk {chunk!r} with its tables)")
+    for name in TABLES:
+        entry = tables.get(name)
+        # a marker names only its own parts: never a path outside the campaign directory
+        if not isinstance(entry, dict) or entry.get("file") != part_file(name, chunk) \
+                or not isinstance(entry.get("rows"), int):
+            raise UserError(f"{path}: corrupt chunk marker (bad or missing {name} part)")
+    summary = marker.get("summary")
+    if not isinstance(summary, dict) or not all(isinstance(summary.get(k), int) for k in ("runs", "fail", "error")):
+        raise UserError(f"{path}: corrupt chunk marker (no run summary)")
+    return marker
+
+
 def committed_chunks(out: Path) -> dict[str, dict]:
     folder = Path(out) / CHUNKS
     if not folder.is_dir():
         return {}
-    markers = {}
-    for path in sorted(folder.glob("*.json")):
-        try:
-            with open(path, encoding="utf-8") as f:
-                marker = json.load(f)
-        except (OSError, json.JSONDecodeError) as exc:
-            raise UserError(f"{path}: corrupt chunk marker ({exc})") from None
-        markers[marker.get("chunk", path.stem)] = marker
-    return markers
+    return {path.stem: read_chunk_marker(path) for path in sorted(folder.glob("*.json"))}
 
 
 def discard_uncommitted(out: Path) -> int:
@@ -140,6 +173,10 @@ def validated_parts(out: Path) -> tuple[dict, dict[str, list[str]]]:
     markers = committed_chunks(out)
     if not markers:
         raise UserError(f"{out}: the campaign has no committed runs yet")
+    unplanned = sorted(set(markers) - set(manifest["chunks"]))
+    if unplanned:
+        raise UserError(f"{out}: committed chunk {unplanned[0]} is not one the manifest planned "
+                        f"(results of another campaign mixed in?)")
     parts: dict[str, list[str]] = {t: [] for t in TABLES}
     adapters = set(manifest.get("adapters", {}))
     for chunk, marker in sorted(markers.items()):
@@ -147,9 +184,7 @@ def validated_parts(out: Path) -> tuple[dict, dict[str, list[str]]]:
             raise UserError(f"{out}: chunk {chunk} has schema version {marker.get('schema_version')}, "
                             f"expected {SCHEMA_VERSION} (mixed schema versions)")
         for name in TABLES:
-            entry = marker["tables"].get(name)
-            if entry is None:
-                raise UserError(f"{out}: chunk {chunk} lists no {name} part")
+            entry = marker["tables"][name]  # present and well-formed: read_chunk_marker checked it
             path = out / entry["file"]
             try:
                 meta = pq.read_metadata(path)

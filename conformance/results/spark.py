@@ -28,6 +28,11 @@ logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
 logger.gateway.level = error
 logger.hadoop.name = org.apache.hadoop
 logger.hadoop.level = error
+# a failed task is reported once, in one line, by the campaign driver
+logger.executor.name = org.apache.spark.executor.Executor
+logger.executor.level = fatal
+logger.tasks.name = org.apache.spark.scheduler.TaskSetManager
+logger.tasks.level = fatal
 """
 
 DEFAULT_MASTER = "local[*]"
