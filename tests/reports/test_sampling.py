@@ -38,7 +38,8 @@ def test_an_adapter_with_few_rows_is_taken_whole_not_dropped():
 
 @pytest.mark.parametrize(
     "runs, size",
-    [(1, 10), (200, 25), (800, 100), (3_000, 100), (100_000, 100), (1_000_000, 1_000), (10_000_000, 10_000)],
+    [(1, 10), (200, 25), (800, 100), (3_000, 100), (10_000, 100), (100_000, 1_000), (333_333, 3_334),
+     (1_000_000, 10_000), (10_000_000, 20_000)],
 )
 def test_default_chunk_size(runs, size):
     assert default_chunk_size(runs) == size
