@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import math
 import os
 import re
 import shutil
@@ -22,7 +23,14 @@ from reports import plots
 
 
 def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.2f}%"
+    """A percentage with two decimals, or two significant digits below 0.1% (bounds over
+    millions of runs are thousandths of a percent, which two decimals would show as 0)."""
+    if x is None:
+        return "–"
+    percent = 100 * x
+    if 0 < percent < 0.1:
+        return f"{percent:.{1 - math.floor(math.log10(percent))}f}%"
+    return f"{percent:.2f}%"
 
 
 def _num(x: Any, digits: int = 1) -> str:
@@ -83,7 +91,7 @@ def _cell(entry: dict) -> str:
         return "n/a"
     if kind == "error":
         return f"error ({entry['errors']})"
-    text = f"{entry['violations']}/{entry['runs']} ≤{_pct(entry['upper95'])}"
+    text = f"{entry['violations']:,}/{entry['runs']:,} ≤{_pct(entry['upper95'])}"
     if kind == "fail":
         text = "FAIL " + text + (" (profile)" if entry["known_profile_difference"] else "")
     else:

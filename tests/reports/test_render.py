@@ -140,3 +140,17 @@ def test_which_report_directories_may_be_replaced(tmp_path, setup, accepted):
     else:
         with pytest.raises(UserError):
             check_out_dir(out)
+
+
+@pytest.mark.parametrize(
+    "rate, text",
+    [(None, "–"), (0.0, "0.00%"), (0.2305, "23.05%"), (0.001, "0.10%"), (1.2e-5, "0.0012%"), (3.4567e-7, "0.000035%")],
+)
+def test_percentages_keep_their_significant_digits(rate, text):
+    assert render_module._pct(rate) == text
+
+
+def test_a_cell_over_a_million_runs_shows_its_tiny_bound(data, tmp_path):
+    data["matrix"][0].update(runs=1_000_000, upper95=3.84e-6)
+    md = (render(data, tmp_path / "report") / "report.md").read_text()
+    assert "pass 0/1,000,000 ≤0.00038%" in md

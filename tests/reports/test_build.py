@@ -1,4 +1,4 @@
-"""Which chunks the report reads for percentiles and histograms, and how big chunks are."""
+"""Report building without Spark: which chunks are sampled, how big chunks are, completeness."""
 import pytest
 
 from conformance.commands.run import default_chunk_size
@@ -43,3 +43,13 @@ def test_an_adapter_with_few_rows_is_taken_whole_not_dropped():
 )
 def test_default_chunk_size(runs, size):
     assert default_chunk_size(runs) == size
+
+
+def test_completeness_counts_chunks_against_the_plan():
+    from reports.build import completeness
+
+    manifest = {"chunks": ["a", "b", "c"], "spec": {"runs": 30, "adapters": ["reference", "mutant:x"]}}
+    assert completeness(manifest, 2, "results") == {
+        "complete": False, "committed_chunks": 2, "planned_chunks": 3, "planned_runs": 60,
+        "resume": "rmqha run --resume --out results"}
+    assert completeness(manifest, 3, "results")["complete"] is True
