@@ -248,7 +248,8 @@ def run_campaign(
             for chunk in todo:
                 account(execute_and_commit(str(out), spec, chunk, run_fn))
         else:
-            _run_on_spark(out, spec, todo, master, run_fn, account)
+            # the bar's clock starts once Spark is up: its rate and ETA are the campaign's
+            _run_on_spark(out, spec, todo, master, run_fn, account, started=lambda: bar.reset(total=total))
     finally:
         bar.close()
     staging = out / io.STAGING
@@ -316,7 +317,8 @@ def _new_markers(out: Path, wanted: dict, seen: set[str]) -> list[dict]:
     return fresh
 
 
-def _run_on_spark(out: Path, spec: CampaignSpec, todo: list[Chunk], master: str, run_fn, account) -> None:
+def _run_on_spark(out: Path, spec: CampaignSpec, todo: list[Chunk], master: str, run_fn, account,
+                  started: Callable[[], object] = lambda: None) -> None:
     """One Spark job, one partition per chunk; progress comes from the commit markers.
 
     A single job keeps every core busy until the last chunk (waves of jobs would idle
@@ -351,6 +353,7 @@ def _run_on_spark(out: Path, spec: CampaignSpec, todo: list[Chunk], master: str,
         except BaseException as exc:  # reported by the driver's thread below
             outcome["error"] = exc
 
+    started()
     worker = threading.Thread(target=job, name="rmqha-campaign-job", daemon=True)
     worker.start()
     seen: set[str] = set()
