@@ -36,7 +36,9 @@ FORMS = ("reference", "mutant:NAME", "pysyncobj[:datagram][:memory]", "python:MO
 def resolve(spec: str, fresh: bool = False) -> ProtocolAdapter:
     """A connected adapter for ``spec`` (handshake done). Cached per spec unless ``fresh``."""
     if not fresh and spec in _CACHE:
-        return _CACHE[spec]
+        if _CACHE[spec].alive():
+            return _CACHE[spec]
+        _CACHE.pop(spec).close()  # it died or broke (e.g. in an earlier run): start it again
     adapter = connect(spec)
     try:
         adapter.hello()

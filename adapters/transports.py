@@ -83,6 +83,10 @@ class ProtocolAdapter:
     def close(self) -> None:
         pass
 
+    def alive(self) -> bool:
+        """Whether the implementation can still answer (not after a timeout or a crash)."""
+        return self.broken is None
+
     def _break(self, why: str, exchange: str) -> AdapterError:
         self.broken = why
         return AdapterError(f"{self.spec}: {why}", exchange)
@@ -279,7 +283,7 @@ class StdioAdapter(ProtocolAdapter):
             self._kill()
             status = self.proc.returncode
         tail = self.stderr_tail()
-        return self._break(f"the process exited (status {status})" + (f"; stderr: {tail}" if tail else ""), sent)
+        return self._break(f"the process exited (status {status})" + (f" {tail}" if tail else ""), sent)
 
     def _exchange(self, req: dict) -> Any:
         line = json.dumps(req, separators=(",", ":"))
@@ -299,7 +303,11 @@ class StdioAdapter(ProtocolAdapter):
         try:
             return json.loads(text)
         except json.JSONDecodeError:
-            raise AdapterError(f"{self.spec}: answered a line that is not JSON", f"{sent}; got {_short(text)}") from None
+            raise AdapterError(f"{self.spec}: answered something that is not a JSON object",
+                               f"{sent}; got {_short(text)}") from None
+
+    def alive(self) -> bool:
+        return self.broken is None and self.proc.poll() is None
 
     def _kill(self) -> None:
         if self.proc.poll() is None:

@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 import attrs
 
 from conformance.errors import AdapterError, UserError
-from conformance.runresult import Counterexample, Coverage, Metric, PropertyVerdict, RunConfig, RunResult
+from conformance.runresult import Counterexample, Coverage, PropertyVerdict, RunConfig, RunResult
 from conformance.scenarios.base import ExpectationFailed
 from conformance.scenarios.dledger import DLedgerCluster
 from conformance.scenarios.truncation import build_truncation, generate_truncation_script, truncation_outcomes

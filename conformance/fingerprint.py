@@ -1,20 +1,18 @@
 """Which profile does each procedure of an implementation match?
 
 The handler-level fingerprint feeds the same deterministic batch of inputs to an
-implementation's decision procedures and to the spec under every profile, and lists,
-per procedure, the profiles whose answers it reproduces exactly. A release whose
+implementation's decision procedures (through its adapter) and to the spec under
+every profile, and lists, per procedure, the profiles whose answers it reproduces. A release whose
 profile is unknown is named by its fingerprint (for example 0.3.2, which combines
 H-B with G1 logs, shows ``heartbeat_round: dledger-0.4`` and ``log: dledger-0.1/0.2``).
 """
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from typing import Callable
 
-from conformance.errors import UserError
-from spec.dledger import candidate, heartbeat, log, vote
+from spec.dledger import candidate, heartbeat
 from spec.dledger.member_state import MemberView
-from spec.dledger.profiles import DEFAULT_TIMING, PROFILES, Profile
 from spec.dledger.records import (
     Entry,
     HeartBeatRequest,
@@ -26,7 +24,7 @@ from spec.dledger.records import (
     VoteResult,
 )
 
-SAMPLES = 1500
+SAMPLES = 400
 IDS = ("n1", "n2", "n3", "x9")
 
 
@@ -86,74 +84,64 @@ def _commit_inputs(rng):
     return [rng.randint(-1, len(flog) - 1) for _ in range(3)], flog, rng.randint(1, 5), rng.randint(-1, 2)
 
 
-def _args(*names):
-    return lambda x: dict(zip(names, x))
-
-
-# fingerprint name -> (input generator, the protocol operation, inputs -> its arguments)
-PROCEDURES: dict[str, tuple[Callable, str, Callable]] = {
-    "handle_vote": (_vote_inputs, "dledger.handle_vote", _args("member", "request", "self_vote")),
-    "handle_heartbeat": (lambda rng: (_member(rng), HeartBeatRequest(rng.randint(-1, 7), rng.choice(IDS))),
-                         "dledger.handle_heartbeat", _args("member", "request")),
-    "parse_vote_result": (_parse_inputs, "dledger.parse_vote_result", _args("counts", "peer_size")),
-    "heartbeat_round": (_round_inputs, "dledger.decide_heartbeat_round",
-                        _args("counts", "peer_size", "now", "last_succ_heartbeat_time")),
-    "handle_push": (_push_inputs, "dledger.handle_push",
-                    lambda x: {"member": x[0], "request": x[1], "log": tuple(x[2]), "committed_index": x[3]}),
-    "commit_rule": (_commit_inputs, "dledger.leader_commit_index",
-                    lambda x: {"match_indexes": tuple(x[0]), "log": tuple(x[1]), "curr_term": x[2],
-                               "committed_index": x[3]}),
+# operation -> deterministic argument generator (seeded, so every run asks the same)
+INPUTS: dict[str, Callable] = {
+    "dledger.handle_vote": lambda rng: dict(zip(("member", "request", "self_vote"), _vote_inputs(rng))),
+    "dledger.handle_heartbeat": lambda rng: {"member": _member(rng),
+                                             "request": HeartBeatRequest(rng.randint(-1, 7), rng.choice(IDS))},
+    "dledger.parse_vote_result": lambda rng: dict(zip(("counts", "peer_size"), _parse_inputs(rng))),
+    "dledger.decide_heartbeat_round": lambda rng: dict(zip(
+        ("counts", "peer_size", "now", "last_succ_heartbeat_time"), _round_inputs(rng))),
+    "dledger.handle_push": lambda rng: dict(zip(("member", "request", "log", "committed_index"), _push_inputs(rng))),
+    "dledger.leader_commit_index": lambda rng: dict(zip(
+        ("match_indexes", "log", "curr_term", "committed_index"), _commit_inputs(rng))),
+}
+SHORT = {
+    "dledger.handle_vote": "handle_vote",
+    "dledger.handle_heartbeat": "handle_heartbeat",
+    "dledger.parse_vote_result": "vote parse",
+    "dledger.decide_heartbeat_round": "heartbeat round",
+    "dledger.handle_push": "log push",
+    "dledger.leader_commit_index": "commit rule",
 }
 
-Answer = Callable[[str, dict], Any]  # (operation, arguments) -> the canonical answer
 
+def fingerprint(adapter, samples: int = SAMPLES, progress=None) -> dict[str, list[str] | None]:
+    """Operation -> the profiles whose spec answers the adapter reproduces on every sample.
 
-def fingerprint(answer: Answer, samples: int = SAMPLES) -> dict[str, list[str] | None]:
-    """For each procedure, the profiles whose spec answers equal ``answer``'s on every sample.
-
-    ``None`` marks a procedure the implementation does not offer (not applicable).
+    ``None`` for an operation the adapter does not implement (not applicable).
     """
+    from adapters import codec
+    from adapters.operations import OPERATIONS
     from adapters.protocol import Unsupported
-    from conformance.differential import spec_answer
 
     matches: dict[str, list[str] | None] = {}
-    for name, (make, operation, to_args) in PROCEDURES.items():
+    for name, make in INPUTS.items():
+        if name not in adapter.info.operations:
+            matches[name] = None
+            continue
+        op = OPERATIONS[name]
+        reg = codec.registry(op.namespace)
         rng = random.Random(f"fingerprint:{name}")
-        inputs = [to_args(make(rng)) for _ in range(samples)]
+        candidates = list(op.profiles)
         try:
-            got = [answer(operation, args) for args in inputs]
+            for _ in range(samples):
+                args = make(rng)
+                raw = adapter.call(name, {k: codec.encode(v) for k, v in args.items()})
+                got = op.canonical(codec.decode(raw, op.result, reg, "result"))
+                candidates = [p for p in candidates if op.canonical(op.spec(p, **args)) == got]
+                if not candidates:
+                    break
         except Unsupported:
             matches[name] = None
             continue
-        matches[name] = [p for p in PROFILES
-                         if all(spec_answer(operation, p, args) == g for args, g in zip(inputs, got))]
+        matches[name] = candidates
+        if progress is not None:
+            progress()
     return matches
 
 
-def fingerprint_procedures(procedures, profile: Profile, samples: int = SAMPLES) -> dict[str, list[str]]:
-    """The fingerprint of in-process decision procedures (the reference's or a mutant's) under ``profile``."""
-    from adapters.operations import OPERATIONS, PROCEDURE_CALLS
-
-    def answer(operation: str, args: dict):
-        return OPERATIONS[operation].canonical(PROCEDURE_CALLS[operation](procedures, profile, args))
-
-    return fingerprint(answer, samples)
-
-
-def fingerprint_adapter(adapter, samples: int = SAMPLES) -> dict[str, list[str] | None]:
-    """The fingerprint of any implementation, asked through the adapter protocol."""
-    from adapters.protocol import Unsupported
-    from conformance.differential import implementation_answer
-
-    def answer(operation: str, args: dict):
-        if not adapter.info.supports(operation):
-            raise Unsupported(operation)
-        return implementation_answer(adapter, operation, args)
-
-    return fingerprint(answer, samples)
-
-
-def render(matches: dict[str, list[str] | None]) -> str:
+def render(matches: dict) -> str:
     def short(names):
         if names is None:
             return "not applicable"
@@ -162,47 +150,40 @@ def render(matches: dict[str, list[str] | None]) -> str:
         head, *rest = names
         return "/".join([head] + [n.replace("dledger-", "") for n in rest])
 
-    return "; ".join(f"{proc}: {short(names)}" for proc, names in matches.items())
+    return "; ".join(f"{SHORT.get(op, op)}: {short(names)}" for op, names in matches.items())
 
 
 def describe_adapter(adapter: str, scenario: str, profile: str | None) -> dict:
-    """Implementation name, version, profile and handler-level fingerprint of ``adapter``."""
-    if scenario == "dledger":
-        from conformance.targets import dledger_target
+    """Implementation name, version, profile and handler-level fingerprint of an adapter.
 
-        target = dledger_target(adapter, profile, DEFAULT_TIMING)
-        name, version, profile = target.implementation, target.version, target.profile.name
-        if adapter == "reference" or adapter.startswith("mutant:"):
-            node = target.make_node("n1", ("n1", "n2", "n3"), lambda bound: 0, None, 0)
-            matches = fingerprint_procedures(node.proc, target.profile)
-        else:
-            matches = _foreign_fingerprint(adapter)
-    else:
-        from conformance.campaign import get_scenario
+    A fingerprint that cannot be taken (the implementation fails at handler level) is
+    recorded as such; the campaign still runs and reports the failures per run.
+    """
+    from conformance.campaign import get_scenario
 
-        get_scenario(scenario)
-        if scenario == "raft":
-            from adapters import resolve
+    get_scenario(scenario)
+    if scenario == "truncation":
+        from conformance.scenarios.truncation import truncation_target
 
-            info = resolve(adapter).info
-            name, version = info.implementation, info.version
-        else:
-            name, version = adapter, None
-        matches = None
-    return {
-        "adapter": adapter,
-        "implementation": name,
-        "version": version,
-        "profile": profile,
-        "fingerprint": matches,
-        "fingerprint_text": render(matches) if matches is not None else None,
-    }
-
-
-def _foreign_fingerprint(adapter: str) -> dict | None:
+        t = truncation_target(adapter)
+        return {"adapter": adapter, "implementation": t.implementation, "version": t.version,
+                "profile": profile, "fingerprint": None, "fingerprint_text": None}
     from adapters import resolve
+    from adapters.errors import AdapterError
 
     connected = resolve(adapter)
-    if not any(connected.info.supports(op) for _, op, _ in PROCEDURES.values()):
-        return None
-    return fingerprint_adapter(connected)
+    info = connected.info
+    try:
+        matches = fingerprint(connected)
+        text = render(matches)
+    except AdapterError as exc:
+        matches, text = None, f"not taken: {exc}"
+    declared = info.profiles.get("dledger") if scenario == "dledger" else None
+    return {
+        "adapter": adapter,
+        "implementation": info.implementation,
+        "version": info.version,
+        "profile": profile or declared,
+        "fingerprint": matches,
+        "fingerprint_text": text,
+    }

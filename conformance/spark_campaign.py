@@ -11,6 +11,7 @@ duplicated, whatever moment the campaign was killed at.
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import time
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
@@ -22,7 +23,7 @@ from conformance.campaign import FAULT_MIXES, get_scenario, plan_configs, run_on
 from conformance.errors import UserError
 from conformance.results import io
 from conformance.results.schema import flatten
-from conformance.runresult import Coverage, PropertyVerdict, RunConfig, RunResult
+from conformance.runresult import PropertyVerdict, RunConfig, RunResult
 from conformance.targets import rmqha_version
 
 
@@ -171,11 +172,24 @@ def _validate(spec: CampaignSpec) -> None:
         raise UserError("--runs must be at least 1")
     if not spec.adapters:
         raise UserError("at least one --adapter is needed")
+    if spec.chunk_size < 1:
+        raise UserError("--chunk-size must be at least 1")
+    if spec.duration_ms < 0:
+        raise UserError("--duration must not be negative")
+    if not spec.group_sizes or not spec.fault_mixes:
+        raise UserError("at least one --group-size and one --fault-mix are needed")
     for mix in spec.fault_mixes:
         if mix not in FAULT_MIXES:
             raise UserError(f"unknown fault mix {mix!r} (known: {', '.join(FAULT_MIXES)})")
     for a in spec.adapters:  # resolve now: a bad adapter is a one-line error before any work
         adapter_info(a, spec.scenario, spec.profile)
+    # generate one script per group size: the scenario's own checks (group size bounds,
+    # ...) fail here in one line rather than inside every executor
+    scenario = get_scenario(spec.scenario)
+    for size in spec.group_sizes:
+        scenario.generate(RunConfig(spec.campaign, spec.first_seed, spec.adapters[0], spec.scenario,
+                                    spec.profile or scenario.default_profile, size, spec.fault_mixes[0],
+                                    spec.duration_ms))
 
 
 def prepare(out: Path, spec: CampaignSpec | None, resume: bool) -> tuple[CampaignSpec, list[Chunk]]:
@@ -183,7 +197,10 @@ def prepare(out: Path, spec: CampaignSpec | None, resume: bool) -> tuple[Campaig
     out = Path(out)
     if resume:
         manifest = io.read_manifest(out)
-        stored = CampaignSpec.from_json(manifest["spec"])
+        try:
+            stored = CampaignSpec.from_json(manifest["spec"])
+        except (KeyError, TypeError, ValueError):
+            raise UserError(f"{out}: the manifest's campaign settings ('spec') are missing or malformed") from None
         if spec is not None and spec != stored:
             raise UserError(f"{out}: --resume with different campaign settings than the manifest's; "
                             f"leave them out or use a new --out")
@@ -231,7 +248,8 @@ def run_campaign(
             for chunk in todo:
                 account(execute_and_commit(str(out), spec, chunk, run_fn))
         else:
-            _run_on_spark(out, spec, todo, master, run_fn, account)
+            # the bar's clock starts once Spark is up: its rate and ETA are the campaign's
+            _run_on_spark(out, spec, todo, master, run_fn, account, started=lambda: bar.reset(total=total))
     finally:
         bar.close()
     staging = out / io.STAGING
@@ -244,12 +262,63 @@ def run_campaign(
     return summary
 
 
-STATUS_DDL = "chunk string, runs long, fail long, error long, seconds double"
+class CampaignJobFailed(Exception):
+    """The Spark job died (a Python worker crashed, an executor was lost, ...).
+
+    Runs that raise are ``error`` verdicts and never get here; this is the harness
+    itself failing. Committed chunks stay valid: ``--resume`` finishes the campaign.
+    """
+
+    exit_code = 3
+
+    def __init__(self, message: str):
+        super().__init__(" ".join(str(message).split()))
+
+
+STATUS_DDL = "chunk string, runs long, fail long, error long, seconds double, user_error string"
 STATUS_SCHEMA = pa.schema([("chunk", pa.string()), ("runs", pa.int64()), ("fail", pa.int64()),
-                           ("error", pa.int64()), ("seconds", pa.float64())])
+                           ("error", pa.int64()), ("seconds", pa.float64()), ("user_error", pa.string())])
 
 
-def _run_on_spark(out: Path, spec: CampaignSpec, todo: list[Chunk], master: str, run_fn, account) -> None:
+def chunk_task(out: str, spec: CampaignSpec, chunk: Chunk, run_fn) -> dict:
+    """What an executor does with one chunk; bad input travels back as data, not a crash."""
+    try:
+        return {**execute_and_commit(out, spec, chunk, run_fn), "user_error": None}
+    except UserError as exc:  # re-raised by the driver as the one-line error it is
+        return {"chunk": chunk.id, "runs": 0, "fail": 0, "error": 0, "seconds": 0.0, "user_error": str(exc)}
+
+
+def _job_failure(exc: BaseException) -> str:
+    """One line out of a Spark or Py4J exception: the innermost cause Spark reports."""
+    java = getattr(exc, "java_exception", None)
+    text = str(java.toString()) if java is not None else str(exc)
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("at ")]
+    line = lines[0] if lines else type(exc).__name__
+    if "most recent failure:" in line:  # "Job aborted ... most recent failure: Lost task ...: <cause>"
+        line = line.split("most recent failure:", 1)[1]
+        line = line.split("): ", 1)[-1]
+    return line.split(". Consider setting", 1)[0][:300]
+
+
+def _new_markers(out: Path, wanted: dict, seen: set[str]) -> list[dict]:
+    """Markers of wanted chunks that appeared since the last look (reads only new files)."""
+    folder = out / io.CHUNKS
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return []
+    fresh = []
+    for name in sorted(names):
+        chunk_id = name[: -len(".json")] if name.endswith(".json") else None
+        if chunk_id in wanted and chunk_id not in seen:
+            marker = io.read_chunk_marker(folder / name)
+            seen.add(chunk_id)
+            fresh.append(marker)
+    return fresh
+
+
+def _run_on_spark(out: Path, spec: CampaignSpec, todo: list[Chunk], master: str, run_fn, account,
+                  started: Callable[[], object] = lambda: None) -> None:
     """One Spark job, one partition per chunk; progress comes from the commit markers.
 
     A single job keeps every core busy until the last chunk (waves of jobs would idle
@@ -260,6 +329,8 @@ def _run_on_spark(out: Path, spec: CampaignSpec, todo: list[Chunk], master: str,
 
     from conformance.results.spark import is_local, ship_packages, spark_session
 
+    if not todo:
+        return
     spark = spark_session(master, app=f"rmqha campaign {spec.campaign}")
     if not is_local(master):
         ship_packages(spark)
@@ -269,7 +340,7 @@ def _run_on_spark(out: Path, spec: CampaignSpec, todo: list[Chunk], master: str,
     def work(batches):
         for batch in batches:
             for chunk_id in batch.column("chunk").to_pylist():
-                status = execute_and_commit(out_str, spec, by_id[chunk_id], run_fn)
+                status = chunk_task(out_str, spec, by_id[chunk_id], run_fn)
                 yield pa.RecordBatch.from_pylist([status], schema=STATUS_SCHEMA)
 
     rdd = spark.sparkContext.parallelize([(c.id,) for c in todo], len(todo))
@@ -279,19 +350,24 @@ def _run_on_spark(out: Path, spec: CampaignSpec, todo: list[Chunk], master: str,
     def job() -> None:
         try:
             outcome["rows"] = frame.mapInArrow(work, STATUS_DDL).collect()
-        except BaseException as exc:  # re-raised in the driver's thread below
+        except BaseException as exc:  # reported by the driver's thread below
             outcome["error"] = exc
 
+    started()
     worker = threading.Thread(target=job, name="rmqha-campaign-job", daemon=True)
     worker.start()
     seen: set[str] = set()
     while True:
         worker.join(timeout=0.5)
-        for chunk_id, marker in io.committed_chunks(out).items():
-            if chunk_id in by_id and chunk_id not in seen:
-                seen.add(chunk_id)
-                account({**marker["summary"], "chunk": chunk_id})
+        for marker in _new_markers(out, by_id, seen):
+            account({**marker["summary"], "chunk": marker["chunk"]})
         if not worker.is_alive():
             break
     if "error" in outcome:
-        raise outcome["error"]
+        committed = len(io.committed_chunks(out))
+        raise CampaignJobFailed(
+            f"Spark job failed: {_job_failure(outcome['error'])}; the {committed} committed chunks in {out} are "
+            f"kept: finish with 'rmqha run --resume --out {out}' (add --no-spark to see the failure in one process)")
+    bad = [r["user_error"] for r in outcome["rows"] if r["user_error"]]
+    if bad:
+        raise UserError(bad[0])

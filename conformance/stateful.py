@@ -10,7 +10,7 @@ error message carries the equivalent scenario script, ready for ``rmqha replay``
 from __future__ import annotations
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from conformance.campaign import get_scenario
 from conformance.script import Script, Step

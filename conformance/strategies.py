@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from spec.broker.records import SlaveConnection  # noqa: F401  (kept for shim authors' reference)
 from spec.controller.heartbeat import StaticLiveness
 from spec.controller.records import (
     EMPTY_METADATA,

@@ -12,10 +12,12 @@ coverage sums ``coverage``; the driver only collects small results.
 """
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
-from conformance.results.io import validated_parts
+from conformance.results.io import CommittedChunk, validated_chunks
+from conformance.results.schema import SCHEMAS, TABLES
 from reports.stats import wilson_upper
 
 HISTOGRAM_BINS = 40
@@ -29,15 +31,61 @@ DISTRIBUTIONS = (
 )
 
 
-def collate(results_dir: str | Path, spark) -> dict[str, Any]:
-    """Validate the campaign directory and aggregate it into a plain dict."""
+def _bin_width(lo: float, hi: float) -> float:
+    return max((hi - lo) / HISTOGRAM_BINS, 1e-9)
+
+
+def _by_metric(values: dict[str, float]):
+    """A column expression worth ``values[metric]`` on each row (a handful of metrics)."""
     from pyspark.sql import functions as F
 
-    manifest, parts = validated_parts(Path(results_dir))
-    runs = spark.read.parquet(*parts["runs"])
-    metrics = spark.read.parquet(*parts["metrics"])
-    coverage = spark.read.parquet(*parts["coverage"])
-    cx = spark.read.parquet(*parts["counterexamples"])
+    expr = None
+    for metric, value in sorted(values.items()):
+        test = F.col("metric") == metric
+        expr = F.when(test, F.lit(float(value))) if expr is None else expr.when(test, F.lit(float(value)))
+    return expr
+
+
+def sample_parts(chunks: Sequence[CommittedChunk], table: str, budget: int) -> list[str]:
+    """Part files of whole chunks, about ``budget`` rows in all, an equal share per adapter.
+
+    A chunk is a contiguous seed range and group sizes and fault mixes rotate with the
+    seed, so whole chunks are as good a sample as single rows, and reading only them
+    costs the sample's size instead of a scan of the whole table. Chunks are taken in
+    a fixed pseudo-random order (a hash of their id): the same report every time.
+    """
+    by_adapter: dict[str, list[CommittedChunk]] = {}
+    for c in chunks:
+        by_adapter.setdefault(c.adapter or "", []).append(c)
+    share = budget // max(1, len(by_adapter))
+    chosen = []
+    for adapter in sorted(by_adapter):
+        rows = 0
+        for c in sorted(by_adapter[adapter], key=lambda c: hashlib.sha256(c.id.encode()).hexdigest()):
+            if rows >= share:
+                break
+            chosen.append(c.files[table])
+            rows += c.rows[table]
+    return chosen
+
+
+def _read(spark, files: Sequence[str], table: str):
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    # the schema is known and validated: no inference pass over the footers
+    return spark.read.schema(from_arrow_schema(SCHEMAS[table])).parquet(*files)
+
+
+def collate(results_dir: str | Path, spark, validated: tuple[dict, list[CommittedChunk]] | None = None) -> dict[str, Any]:
+    """Aggregate a campaign directory (validated here unless ``validated`` is given) into a plain dict."""
+    from pyspark.sql import functions as F
+
+    manifest, chunks = validated or validated_chunks(Path(results_dir))
+    parts = {t: [c.files[t] for c in chunks] for t in TABLES}
+    runs = _read(spark, parts["runs"], "runs")
+    metrics = _read(spark, parts["metrics"], "metrics")
+    coverage = _read(spark, parts["coverage"], "coverage")
+    cx = _read(spark, parts["counterexamples"], "counterexamples")
 
     # ---- runs per (adapter, scenario, profile, fault mix, size); failed and not applicable
     # properties are lists in runs, almost always empty: exploding them is one cheap scan
@@ -119,33 +167,33 @@ def collate(results_dir: str | Path, spark) -> dict[str, Any]:
         lo, hi = bounds.get(metric, (st["min"], st["max"]))
         bounds[metric] = (min(lo, st["min"]), max(hi, st["max"]))
     total = sum(st["n"] for st in stats.values())
-    sample = m if total <= PERCENTILE_SAMPLE else m.sample(fraction=PERCENTILE_SAMPLE / total, seed=0)
-    sample = sample.select("adapter", "metric", "value").cache()  # read once, used twice
+    sampled = sample_parts(chunks, "metrics", PERCENTILE_SAMPLE) if total > PERCENTILE_SAMPLE else parts["metrics"]
+    sample = m if len(sampled) == len(parts["metrics"]) else (
+        _read(spark, sampled, "metrics").where(F.col("metric").isin(wanted)))
     histograms: dict[str, dict[str, tuple[list[float], list[int]]]] = {}
     percentiles: dict[tuple[str, str], list] = {}
     if bounds:
-        lo_hi = spark.createDataFrame([(k, float(v[0]), float(v[1])) for k, v in bounds.items()],
-                                      "metric string, lo double, hi double")
-        width = F.greatest((F.col("hi") - F.col("lo")) / HISTOGRAM_BINS, F.lit(1e-9))
-        binned = (
-            sample.join(F.broadcast(lo_hi), "metric")
-            .withColumn("bin", F.least(F.floor((F.col("value") - F.col("lo")) / width), F.lit(HISTOGRAM_BINS - 1)))
-            .groupBy("metric", "adapter", "bin").agg(F.count("*").alias("n"))
+        # percentiles and every histogram bin in one pass over the sample: the bins'
+        # edges (from the exact minimum and maximum) are constants in the expression,
+        # so there is no join and nothing to cache
+        lo = _by_metric({k: v[0] for k, v in bounds.items()})
+        width = _by_metric({k: _bin_width(*v) for k, v in bounds.items()})
+        bin_ = F.least(F.floor((F.col("value") - lo) / width), F.lit(HISTOGRAM_BINS - 1))
+        for r in (
+            sample.select("adapter", "metric", "value", bin_.alias("bin"))
+            .groupBy("adapter", "metric")
+            .agg(F.percentile_approx("value", [0.5, 0.9, 0.99], 1000).alias("p"),
+                 *[F.count(F.when(F.col("bin") == i, 1)).alias(f"b{i}") for i in range(HISTOGRAM_BINS)])
             .collect()
-        )
-        scale = 1 if total <= PERCENTILE_SAMPLE else total / PERCENTILE_SAMPLE
-        for r in binned:
-            lo, hi = bounds[r["metric"]]
-            w = max((hi - lo) / HISTOGRAM_BINS, 1e-9)
-            edges, counts = histograms.setdefault(r["metric"], {}).setdefault(
-                r["adapter"], ([lo + i * w for i in range(HISTOGRAM_BINS)], [0] * HISTOGRAM_BINS))
-            counts[int(r["bin"])] += round(r["n"] * scale)
-        percentiles = {
-            (r["adapter"], r["metric"]): r["p"]
-            for r in sample.groupBy("adapter", "metric")
-            .agg(F.percentile_approx("value", [0.5, 0.9, 0.99], 1000).alias("p")).collect()
-        }
-    sample.unpersist()
+        ):
+            metric_lo, w = bounds[r["metric"]][0], _bin_width(*bounds[r["metric"]])
+            percentiles[(r["adapter"], r["metric"])] = r["p"]
+            counts = [r[f"b{i}"] for i in range(HISTOGRAM_BINS)]
+            scale = stats[(r["adapter"], r["metric"])]["n"] / max(1, sum(counts))  # sample -> all values
+            histograms.setdefault(r["metric"], {})[r["adapter"]] = (
+                [metric_lo + i * w for i in range(HISTOGRAM_BINS)],
+                [round(c * scale) for c in counts],
+            )
     distributions = []
     for metric, title, unit in DISTRIBUTIONS:
         rows = []
@@ -203,4 +251,19 @@ def collate(results_dir: str | Path, spark) -> dict[str, Any]:
             "fail": sum(a["fail"] for a in per_adapter.values()),
             "error": sum(a["error"] for a in per_adapter.values()),
         },
+        "completeness": completeness(manifest, len(chunks), str(results_dir)),
+    }
+
+
+def completeness(manifest: dict, committed_chunks: int, results_dir: str) -> dict[str, Any]:
+    """How much of the planned campaign the report covers (a report of a killed campaign says so)."""
+    spec = manifest.get("spec", {})
+    planned_runs = spec.get("runs", 0) * len(spec.get("adapters", ()))
+    planned = len(manifest["chunks"])
+    return {
+        "complete": committed_chunks >= planned,
+        "committed_chunks": committed_chunks,
+        "planned_chunks": planned,
+        "planned_runs": planned_runs,
+        "resume": f"rmqha run --resume --out {results_dir}",
     }

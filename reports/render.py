@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import math
 import os
 import re
 import shutil
@@ -17,11 +18,19 @@ from typing import Any
 
 from tabulate import tabulate
 
+from conformance.errors import UserError
 from reports import plots
 
 
 def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.2f}%"
+    """A percentage with two decimals, or two significant digits below 0.1% (bounds over
+    millions of runs are thousandths of a percent, which two decimals would show as 0)."""
+    if x is None:
+        return "–"
+    percent = 100 * x
+    if 0 < percent < 0.1:
+        return f"{percent:.{1 - math.floor(math.log10(percent))}f}%"
+    return f"{percent:.2f}%"
 
 
 def _num(x: Any, digits: int = 1) -> str:
@@ -82,7 +91,7 @@ def _cell(entry: dict) -> str:
         return "n/a"
     if kind == "error":
         return f"error ({entry['errors']})"
-    text = f"{entry['violations']}/{entry['runs']} ≤{_pct(entry['upper95'])}"
+    text = f"{entry['violations']:,}/{entry['runs']:,} ≤{_pct(entry['upper95'])}"
     if kind == "fail":
         text = "FAIL " + text + (" (profile)" if entry["known_profile_difference"] else "")
     else:
@@ -103,6 +112,11 @@ def render(data: dict[str, Any], out_dir: str | Path) -> Path:
         + ", ".join(f"{k}={v}" for k, v in sorted(manifest.get("spec", {}).items()) if k != "adapters")
         + "."
     )
+    progress = data["completeness"]
+    if not progress["complete"]:
+        doc.para(f"**Incomplete campaign**: {progress['committed_chunks']:,} of {progress['planned_chunks']:,} "
+                 f"planned chunks committed ({totals['runs']:,} of {progress['planned_runs']:,} runs); "
+                 f"finish it with `{progress['resume']}` and build the report again.")
 
     doc.heading(2, "Implementations")
     doc.table(
@@ -187,6 +201,7 @@ def render(data: dict[str, Any], out_dir: str | Path) -> Path:
         "rmqha_version": manifest.get("rmqha_version"),
         "schema_version": manifest.get("schema_version"),
         "totals": totals,
+        "completeness": data["completeness"],
         "adapters": {a: {k: x[k] for k in ("implementation", "implementation_version", "profile", "runs", "pass",
                                            "fail", "error")} | {"fingerprint": (manifest["adapters"].get(a) or {})
                                                                 .get("fingerprint")}
@@ -215,8 +230,32 @@ img {{ max-width: 100%; }}
 """
 
 
+# What a report directory holds; an existing --out is replaced only if it holds nothing else.
+REPORT_ENTRIES = frozenset({"report.md", "report.html", "summary.json", "img", "counterexamples"})
+_REPORT_MARKERS = ("report.md", "summary.json")
+
+
+def check_out_dir(out_dir: str | Path) -> Path:
+    """Refuse an ``--out`` that is not new, empty, or an earlier rmqha report.
+
+    The report replaces its directory wholesale, so ``--out .`` or ``--out ~/src``
+    would otherwise move a user's files away; checked before any Spark work.
+    """
+    out_dir = Path(out_dir).resolve()
+    if not out_dir.exists():
+        return out_dir
+    if not out_dir.is_dir():
+        raise UserError(f"{out_dir}: exists and is not a directory; choose another report directory")
+    entries = {p.name for p in out_dir.iterdir()}
+    if entries and not (set(_REPORT_MARKERS) <= entries and entries <= REPORT_ENTRIES):
+        foreign = sorted(entries - REPORT_ENTRIES) or sorted(entries)
+        raise UserError(f"{out_dir}: exists and is not an rmqha report (it holds {', '.join(foreign[:3])}); "
+                        f"choose a new or empty report directory")
+    return out_dir
+
+
 def _write_atomically(out_dir: Path, doc: _Doc, scripts: dict[str, str], summary: dict, campaign: str) -> Path:
-    out_dir = out_dir.resolve()
+    out_dir = check_out_dir(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:

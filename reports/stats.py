@@ -13,8 +13,8 @@ def wilson_upper(failures: int, runs: int, z: float = Z95) -> float:
     "rule of three" (3 / runs); unlike the normal approximation it stays inside [0, 1]
     and is sensible for rates near 0, which is where conformance results live.
     """
-    if runs <= 0:
-        return 1.0
+    if runs <= 0 or failures >= runs:
+        return 1.0  # exactly 1 at p = 1; the formula would round to just below it
     p = failures / runs
     z2 = z * z
     centre = p + z2 / (2 * runs)

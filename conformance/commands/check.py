@@ -27,11 +27,16 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from reports.render import check_out_dir
+
     started = time.perf_counter()
+    check_out_dir(args.report)  # refuse an unusable report directory before the campaign runs
     spec = run_command.campaign_spec_from(args)
     results = Path(args.out) / spec.campaign
     args.campaign = spec.campaign
     summary = run_command.execute_campaign(args, str(results))
+    if isinstance(summary, int):
+        return summary
     print(f"{summary['runs']} runs: {summary['fail']} failed, {summary['error']} errors; results in {results}")
     master = args.master if not args.no_spark else "local[*]"
     data = report_command.build(str(results), args.report, master)

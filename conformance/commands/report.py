@@ -21,14 +21,16 @@ def register(sub) -> None:
 
 
 def build(results: str, out: str, master: str) -> dict:
-    from conformance.results.io import validated_parts
+    from conformance.results.io import validated_chunks
     from conformance.results.spark import spark_session
     from reports.build import collate
-    from reports.render import render
+    from reports.render import check_out_dir, render
 
-    validated_parts(results)  # bad input fails in one line before Spark starts
+    # bad input fails in one line before Spark starts
+    check_out_dir(out)
+    validated = validated_chunks(results)
     spark = spark_session(master, app="rmqha report")
-    data = collate(results, spark)
+    data = collate(results, spark, validated)
     render(data, out)
     return data
 

@@ -22,7 +22,7 @@ def run(args) -> int:
     from conformance.errors import UserError
 
     try:
-        server = make_server(args.implementation, args.mutant, args.profile, args.links)
+        server = make_server(args.implementation, args.mutant, args.profile, args.links, args.journal)
     except KeyError as exc:
         raise UserError(str(exc).strip('"')) from None
     return serve(server)

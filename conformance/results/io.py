@@ -21,9 +21,11 @@ import os
 import shutil
 import tempfile
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterable
 
+import attrs
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -64,7 +66,17 @@ def read_manifest(out: Path) -> dict:
         raise UserError(
             f"{path}: results schema version {manifest['schema_version']}, this rmqha reads version {SCHEMA_VERSION}"
         )
+    for key, kind in MANIFEST_KEYS.items():
+        if not isinstance(manifest.get(key), kind):
+            raise UserError(f"{path}: manifest field {key!r} is missing or not a {kind.__name__}")
+    for adapter, info in manifest["adapters"].items():
+        if not isinstance(info, dict):
+            raise UserError(f"{path}: manifest entry of adapter {adapter!r} is not an object")
     return manifest
+
+
+# What readers rely on in a manifest (docs/results-schema.md lists every field).
+MANIFEST_KEYS = {"campaign": str, "spec": dict, "chunks": list, "adapters": dict, "properties": dict}
 
 
 def commit_chunk(out: Path, chunk: str, tables: dict[str, pa.Table]) -> dict:
@@ -75,8 +87,11 @@ def commit_chunk(out: Path, chunk: str, tables: dict[str, pa.Table]) -> dict:
     files = {}
     for name in TABLES:
         table = tables[name]
-        pq.write_table(table, staging / f"{name}.parquet")
-        files[name] = {"file": f"{name}/{chunk}.parquet", "rows": table.num_rows}
+        with open(staging / f"{name}.parquet", "wb") as f:
+            pq.write_table(table, f)
+            f.flush()
+            os.fsync(f.fileno())  # the marker must never name a part the disk has not kept
+        files[name] = {"file": part_file(name, chunk), "rows": table.num_rows}
     for name in TABLES:
         (out / name).mkdir(exist_ok=True)
         os.replace(staging / f"{name}.parquet", out / files[name]["file"])
@@ -92,19 +107,39 @@ def commit_chunk(out: Path, chunk: str, tables: dict[str, pa.Table]) -> dict:
     return marker
 
 
+def part_file(table: str, chunk: str) -> str:
+    return f"{table}/{chunk}.parquet"
+
+
+def read_chunk_marker(path: Path) -> dict:
+    """Read and check one commit marker: it must name exactly its chunk's five parts."""
+    path = Path(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            marker = json.load(f)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path}: corrupt chunk marker ({str(exc).splitlines()[0]})") from None
+    chunk = path.stem
+    tables = marker.get("tables") if isinstance(marker, dict) else None
+    if not isinstance(tables, dict) or marker.get("chunk") != chunk:
+        raise UserError(f"{path}: corrupt chunk marker (no chunk {chunk!r} with its tables)")
+    for name in TABLES:
+        entry = tables.get(name)
+        # a marker names only its own parts: never a path outside the campaign directory
+        if not isinstance(entry, dict) or entry.get("file") != part_file(name, chunk) \
+                or not isinstance(entry.get("rows"), int):
+            raise UserError(f"{path}: corrupt chunk marker (bad or missing {name} part)")
+    summary = marker.get("summary")
+    if not isinstance(summary, dict) or not all(isinstance(summary.get(k), int) for k in ("runs", "fail", "error")):
+        raise UserError(f"{path}: corrupt chunk marker (no run summary)")
+    return marker
+
+
 def committed_chunks(out: Path) -> dict[str, dict]:
     folder = Path(out) / CHUNKS
     if not folder.is_dir():
         return {}
-    markers = {}
-    for path in sorted(folder.glob("*.json")):
-        try:
-            with open(path, encoding="utf-8") as f:
-                marker = json.load(f)
-        except (OSError, json.JSONDecodeError) as exc:
-            raise UserError(f"{path}: corrupt chunk marker ({exc})") from None
-        markers[marker.get("chunk", path.stem)] = marker
-    return markers
+    return {path.stem: read_chunk_marker(path) for path in sorted(folder.glob("*.json"))}
 
 
 def discard_uncommitted(out: Path) -> int:
@@ -121,13 +156,25 @@ def discard_uncommitted(out: Path) -> int:
     return removed
 
 
-def validated_parts(out: Path) -> tuple[dict, dict[str, list[str]]]:
-    """Check a campaign directory before anything reads it; return (manifest, table -> files).
+@attrs.frozen(slots=True)
+class CommittedChunk:
+    """A committed chunk as validated: its part files, their row counts, its adapter."""
+
+    id: str
+    adapter: str | None  # None when its runs part is empty
+    files: dict  # table -> absolute path of its part
+    rows: dict  # table -> rows
+
+
+def validated_chunks(out: Path) -> tuple[dict, list[CommittedChunk]]:
+    """Check a campaign directory before anything reads it; return (manifest, chunks).
 
     Every problem is a one-line UserError: a missing or empty directory, a manifest of
     another schema version, a chunk whose files are missing, truncated or corrupt, a
     part whose schema is not this version's, row counts that do not match the marker,
-    or rows that belong to another campaign or adapter than the manifest says.
+    or rows that belong to another campaign or adapter than the manifest says. Each
+    part's footer is read once (in a few threads: on a shared file system the latency,
+    not the bytes, is what costs).
     """
     out = Path(out)
     if not out.exists():
@@ -140,40 +187,53 @@ def validated_parts(out: Path) -> tuple[dict, dict[str, list[str]]]:
     markers = committed_chunks(out)
     if not markers:
         raise UserError(f"{out}: the campaign has no committed runs yet")
-    parts: dict[str, list[str]] = {t: [] for t in TABLES}
-    adapters = set(manifest.get("adapters", {}))
+    unplanned = sorted(set(markers) - set(manifest["chunks"]))
+    if unplanned:
+        raise UserError(f"{out}: committed chunk {unplanned[0]} is not one the manifest planned "
+                        f"(results of another campaign mixed in?)")
     for chunk, marker in sorted(markers.items()):
         if marker.get("schema_version") != SCHEMA_VERSION:
             raise UserError(f"{out}: chunk {chunk} has schema version {marker.get('schema_version')}, "
                             f"expected {SCHEMA_VERSION} (mixed schema versions)")
-        for name in TABLES:
-            entry = marker["tables"].get(name)
-            if entry is None:
-                raise UserError(f"{out}: chunk {chunk} lists no {name} part")
-            path = out / entry["file"]
-            try:
-                meta = pq.read_metadata(path)
-                schema = pq.read_schema(path)
-            except FileNotFoundError:
-                raise UserError(f"{path}: missing part file of committed chunk {chunk}") from None
-            except (OSError, pa.ArrowException) as exc:
-                raise UserError(f"{path}: corrupt or truncated Parquet file ({str(exc).splitlines()[0]})") from None
-            version = (schema.metadata or {}).get(b"rmqha.schema_version", b"?").decode()
-            if version != str(SCHEMA_VERSION):
-                raise UserError(f"{path}: schema version {version}, expected {SCHEMA_VERSION} (mixed schema versions)")
-            if not schema.equals(SCHEMAS[name], check_metadata=False):
-                raise UserError(f"{path}: columns do not match the {name} schema version {SCHEMA_VERSION}")
-            if meta.num_rows != entry["rows"]:
-                raise UserError(f"{path}: {meta.num_rows} rows, the chunk marker says {entry['rows']}")
-            parts[name].append(str(path))
-        if adapters:
-            _check_keys(out, chunk, out / marker["tables"]["runs"]["file"], manifest)
-    return manifest, parts
+    jobs = [(chunk, name, marker["tables"][name]) for chunk, marker in sorted(markers.items()) for name in TABLES]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        footers = list(pool.map(lambda job: _checked_footer(out, *job), jobs))
+    chunks = []
+    for i, chunk in enumerate(sorted(markers)):
+        mine = dict(zip(TABLES, footers[i * len(TABLES):(i + 1) * len(TABLES)]))
+        adapter = _check_keys(out, chunk, out / markers[chunk]["tables"]["runs"]["file"], mine["runs"], manifest)
+        chunks.append(CommittedChunk(chunk, adapter, {t: str(out / markers[chunk]["tables"][t]["file"]) for t in TABLES},
+                                     {t: markers[chunk]["tables"][t]["rows"] for t in TABLES}))
+    return manifest, chunks
 
 
-def _column_values(path: Path, column: str) -> set | None:
+def validated_parts(out: Path) -> tuple[dict, dict[str, list[str]]]:
+    """``validated_chunks``, as table -> part files."""
+    manifest, chunks = validated_chunks(out)
+    return manifest, {t: [c.files[t] for c in chunks] for t in TABLES}
+
+
+def _checked_footer(out: Path, chunk: str, name: str, entry: dict) -> pq.FileMetaData:
+    path = out / entry["file"]
+    try:
+        meta = pq.read_metadata(path)
+        schema = meta.schema.to_arrow_schema()
+    except FileNotFoundError:
+        raise UserError(f"{path}: missing part file of committed chunk {chunk}") from None
+    except (OSError, pa.ArrowException) as exc:
+        raise UserError(f"{path}: corrupt or truncated Parquet file ({str(exc).splitlines()[0]})") from None
+    version = (schema.metadata or {}).get(b"rmqha.schema_version", b"?").decode()
+    if version != str(SCHEMA_VERSION):
+        raise UserError(f"{path}: schema version {version}, expected {SCHEMA_VERSION} (mixed schema versions)")
+    if not schema.equals(SCHEMAS[name], check_metadata=False):
+        raise UserError(f"{path}: columns do not match the {name} schema version {SCHEMA_VERSION}")
+    if meta.num_rows != entry["rows"]:
+        raise UserError(f"{path}: {meta.num_rows} rows, the chunk marker says {entry['rows']}")
+    return meta
+
+
+def _column_values(path: Path, meta: pq.FileMetaData, column: str) -> set:
     """The distinct values of a string column, from Parquet statistics when they suffice."""
-    meta = pq.read_metadata(path)
     index = meta.schema.names.index(column)
     values: set = set()
     for g in range(meta.num_row_groups):
@@ -188,23 +248,27 @@ def _column_values(path: Path, column: str) -> set | None:
     return values
 
 
-def _check_keys(out: Path, chunk: str, runs_part: Path, manifest: dict) -> None:
-    adapters = manifest.get("adapters", {})
-    campaign = manifest.get("campaign")
-    found = _column_values(runs_part, "adapter")
+def _check_keys(out: Path, chunk: str, runs_part: Path, meta: pq.FileMetaData, manifest: dict) -> str | None:
+    """The runs of a chunk belong to the manifest's campaign and adapters; return the adapter."""
+    adapters = manifest["adapters"]
+    campaign = manifest["campaign"]
+    found = _column_values(runs_part, meta, "adapter")
     if not found <= set(adapters):
         raise UserError(f"{out}: chunk {chunk} holds runs of adapter(s) {sorted(found - set(adapters))} "
                         f"that the manifest does not list")
-    if len(found) == 1:
+    if len(found) > 1:  # the writer commits one adapter's seed range per chunk
+        raise UserError(f"{out}: chunk {chunk} holds runs of several adapters {sorted(found)}")
+    if found:
         declared = adapters[next(iter(found))].get("implementation")
-        implementations = _column_values(runs_part, "implementation") - {"?"}  # "?": runs that errored
+        implementations = _column_values(runs_part, meta, "implementation") - {"?"}  # "?": runs that errored
         if declared and implementations and implementations != {declared}:
             raise UserError(f"{out}: chunk {chunk} holds runs of implementation {sorted(implementations)}, "
                             f"the manifest says {declared!r}")
-    campaigns = _column_values(runs_part, "campaign")
+    campaigns = _column_values(runs_part, meta, "campaign")
     if campaigns and campaigns != {campaign}:
         raise UserError(f"{out}: chunk {chunk} holds runs of campaign {sorted(campaigns)}, "
                         f"the manifest says {campaign!r}")
+    return next(iter(found), None)
 
 
 def read_table(out: Path, name: str, files: Iterable[str] | None = None) -> pa.Table:

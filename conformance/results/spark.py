@@ -28,6 +28,11 @@ logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
 logger.gateway.level = error
 logger.hadoop.name = org.apache.hadoop
 logger.hadoop.level = error
+# a failed task is reported once, in one line, by the campaign driver
+logger.executor.name = org.apache.spark.executor.Executor
+logger.executor.level = fatal
+logger.tasks.name = org.apache.spark.scheduler.TaskSetManager
+logger.tasks.level = fatal
 """
 
 DEFAULT_MASTER = "local[*]"
@@ -69,6 +74,9 @@ def spark_session(master: str = DEFAULT_MASTER, app: str = "rmqha", shuffle_part
             builder.config("spark.driver.host", "127.0.0.1")
             .config("spark.driver.bindAddress", "127.0.0.1")
             .config("spark.sql.shuffle.partitions", str(shuffle_partitions or 4))
+            # reports name every committed part file; past 32 paths Spark would list them
+            # with a job of one task per file, which costs minutes at thousands of chunks
+            .config("spark.sql.sources.parallelPartitionDiscovery.threshold", "1000000")
         )
     elif shuffle_partitions:
         builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))

@@ -18,7 +18,6 @@ every activation.
 from __future__ import annotations
 
 import random
-from typing import Callable
 
 import attrs
 

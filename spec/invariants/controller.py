@@ -335,6 +335,15 @@ class CheckCodeHistory:
         return CheckCodeHistory(FrozenMap({k: v for k, v in seen.items() if v is not None})), out
 
 
+def _cleaned_out(before: frozenset, after: frozenset, broker_set) -> bool:
+    """``after`` is ``before`` minus brokers that an admin clean unregistered."""
+    if not after < before:
+        return False
+    replicas = getattr(broker_set, "replicas", None)
+    registered = set(replicas.brokers) if replicas is not None else set()
+    return not (before - after) & registered
+
+
 @attrs.frozen(slots=True)
 class SyncStateSetHistory:
     """(brokerName, syncStateSetEpoch) -> the SyncStateSet the controller had at that epoch."""
@@ -351,6 +360,9 @@ class SyncStateSetHistory:
             key = (name, known.sync_state.sync_state_set_epoch)
             members = known.sync_state.sync_state_set
             if key in recorded and recorded[key] != members:
+                if _cleaned_out(recorded[key], members, metadata.sets[name]):
+                    recorded[key] = members  # an admin clean removed ids without a new epoch (upstream does)
+                    continue
                 out.append(Violation("sync_state_set_epoch_unique", name, f"epoch {key[1]}: {sorted(recorded[key])} and {sorted(members)}"))
             recorded.setdefault(key, members)
         return SyncStateSetHistory(FrozenMap(recorded)), out

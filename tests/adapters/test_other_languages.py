@@ -1,9 +1,11 @@
 """Shims in other languages pass (or, when buggy, fail) the same differential tests.
 
-A JavaScript shim over stdio (``node``) and a Java shim through JPype (compiled with
-``javac`` here) answer handler-level operations; Hypothesis feeds them the arguments
-the conformance suite uses, and each answer is compared with the spec's. The buggy
-variants must be caught, with the disagreement naming both answers.
+A JavaScript shim over stdio (``node``, tests/fixtures/js/dledger_shim.js) and the
+Java shim through JPype (tests/fixtures/java/RmqhaShim.java, compiled with ``javac``
+here) answer handler-level operations; Hypothesis feeds them the arguments the
+conformance suite uses, and each answer is compared with the spec's. The buggy
+variants must be caught, with the disagreement naming both answers; the misbehaving
+Java variants (MisbehavingShim.java) must be errors, never a hang.
 """
 import shutil
 import subprocess
@@ -19,7 +21,7 @@ from conformance.strategies import ARGUMENTS
 from spec.dledger.member_state import MemberView
 from spec.dledger.records import HeartBeatRequest
 
-SHIMS = Path(__file__).parent / "shims"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 FEW = settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -49,7 +51,7 @@ needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is no
 @needs_node
 @pytest.mark.parametrize("operation", ["dledger.handle_vote", "dledger.handle_heartbeat"])
 def test_javascript_shim_conforms(operation):
-    adapter = resolve(f"stdio:node {SHIMS / 'dledger_shim.js'}", fresh=True)
+    adapter = resolve(f"stdio:node {FIXTURES / 'js' / 'dledger_shim.js'}", fresh=True)
     try:
         assert adapter.info.implementation == "dledger-shim-js"
         agrees_everywhere(adapter, operation)
@@ -59,7 +61,7 @@ def test_javascript_shim_conforms(operation):
 
 @needs_node
 def test_javascript_shim_with_a_bug_is_caught():
-    adapter = resolve(f"stdio:node {SHIMS / 'dledger_shim.js'} --bug skip-voted", fresh=True)
+    adapter = resolve(f"stdio:node {FIXTURES / 'js' / 'dledger_shim.js'} --bug skip-voted", fresh=True)
     try:
         found = first_disagreement(adapter, "dledger.handle_vote")
     finally:
@@ -75,23 +77,25 @@ needs_javac = pytest.mark.skipif(shutil.which("javac") is None, reason="javac is
 
 @pytest.fixture(scope="module")
 def java_classes(tmp_path_factory):
-    out = tmp_path_factory.mktemp("java-shim")
-    subprocess.run(["javac", "-d", str(out), str(SHIMS / "HeartbeatShim.java")], check=True, capture_output=True)
+    out = tmp_path_factory.mktemp("java-shims")
+    sources = [str(FIXTURES / "java" / name) for name in ("RmqhaShim.java", "MisbehavingShim.java")]
+    subprocess.run(["javac", "-d", str(out), *sources], check=True, capture_output=True)
     return out
 
 
 @pytest.mark.jvm
 @needs_javac
-def test_java_shim_conforms_through_jpype(java_classes):
-    adapter = resolve(f"jvm:{java_classes}:HeartbeatShim", fresh=True)
-    assert (adapter.info.implementation, adapter.info.profiles) == ("heartbeat-shim-java", {"dledger": "dledger-0.4"})
-    agrees_everywhere(adapter, "dledger.handle_heartbeat")
+@pytest.mark.parametrize("operation", ["dledger.handle_vote", "dledger.handle_heartbeat"])
+def test_java_shim_conforms_through_jpype(java_classes, operation):
+    adapter = resolve(f"jvm:{java_classes}:RmqhaShim", fresh=True)
+    assert (adapter.info.implementation, adapter.info.profiles) == ("java-shim-example", {"dledger": "dledger-0.4"})
+    agrees_everywhere(adapter, operation)
 
 
 @pytest.mark.jvm
 @needs_javac
 def test_java_shim_with_the_wrong_check_order_is_caught(java_classes):
-    adapter = resolve(f"jvm:{java_classes}:HeartbeatShim$WrongOrder", fresh=True)
+    adapter = resolve(f"jvm:{java_classes}:MisbehavingShim$WrongOrder", fresh=True)
     found = first_disagreement(adapter, "dledger.handle_heartbeat")
     # the term check answered before the membership checks that must come first
     assert found is not None and "implementation: (<ResponseCode.EXPIRED_TERM" in found
@@ -107,7 +111,7 @@ def test_java_shim_with_the_wrong_check_order_is_caught(java_classes):
 ])
 def test_java_misbehaviour_is_an_adapter_error(java_classes, monkeypatch, variant, message):
     monkeypatch.setenv("RMQHA_ADAPTER_TIMEOUT", "1.5")
-    adapter = resolve(f"jvm:{java_classes}:HeartbeatShim${variant}", fresh=True)
+    adapter = resolve(f"jvm:{java_classes}:MisbehavingShim${variant}", fresh=True)
     args = {"member": MemberView("n1", frozenset({"n1", "n2"}), 1), "request": HeartBeatRequest(1, "n2")}
     with pytest.raises(AdapterError, match=message):
         adapter.invoke("dledger.handle_heartbeat", args)

@@ -160,3 +160,92 @@ def test_unknown_adapter_is_one_line_before_any_work(capsys, tmp_path):
     assert code == 2
     assert "unknown mutant 'nope'" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        ("not json", "corrupt chunk marker"),
+        ('{"chunk": "elsewhere", "tables": {}}', "corrupt chunk marker"),
+        # a marker may name only its own parts, never a path outside the campaign
+        ("outside", "bad or missing runs part"),
+        ("no summary", "no run summary"),
+    ],
+    ids=["not-json", "wrong-chunk", "path-outside", "no-summary"],
+)
+def test_corrupt_chunk_marker(capsys, campaign, damage, message):
+    marker_path = sorted((campaign / "chunks").glob("*.json"))[0]
+    marker = json.loads(marker_path.read_text())
+    if damage == "outside":
+        marker["tables"]["runs"]["file"] = "../../etc/passwd"
+        damage = json.dumps(marker)
+    elif damage == "no summary":
+        del marker["summary"]
+        damage = json.dumps(marker)
+    marker_path.write_text(damage)
+    assert message in report_error(capsys, campaign)
+
+
+def test_chunk_the_manifest_never_planned(capsys, campaign):
+    manifest = json.loads((campaign / "manifest.json").read_text())
+    manifest["chunks"] = manifest["chunks"][1:]
+    (campaign / "manifest.json").write_text(json.dumps(manifest))
+    assert "is not one the manifest planned" in report_error(capsys, campaign)
+
+
+@pytest.mark.parametrize("field", ["campaign", "adapters", "chunks", "properties", "spec"])
+def test_manifest_without_a_field_readers_need(capsys, campaign, field):
+    manifest = json.loads((campaign / "manifest.json").read_text())
+    del manifest[field]
+    (campaign / "manifest.json").write_text(json.dumps(manifest))
+    assert f"manifest field '{field}' is missing" in report_error(capsys, campaign)
+
+
+def test_resume_of_a_malformed_manifest_is_one_line(capsys, campaign):
+    manifest = json.loads((campaign / "manifest.json").read_text())
+    manifest["spec"] = {"nonsense": 1}
+    (campaign / "manifest.json").write_text(json.dumps(manifest))
+    code = main(["run", "--resume", "--no-spark", "--quiet", "--out", str(campaign)])
+    assert code == 2
+    assert "campaign settings ('spec') are missing or malformed" in capsys.readouterr().err
+
+
+def test_report_refuses_to_replace_a_directory_that_is_not_a_report(capsys, campaign, tmp_path):
+    precious = tmp_path / "src"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("keep me")
+    code = main(["report", str(campaign), "--out", str(precious)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "is not an rmqha report (it holds notes.txt)" in err and err.count("\n") == 1
+    assert (precious / "notes.txt").read_text() == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results", "src"]  # no temp dir left over
+
+
+def test_check_refuses_a_bad_report_directory_before_running(capsys, tmp_path):
+    (tmp_path / "report").write_text("a file")
+    code = main(["check", "--no-spark", "--quiet", "--runs", "1", "--out", str(tmp_path / "results"),
+                 "--report", str(tmp_path / "report")])
+    assert code == 2
+    assert "exists and is not a directory" in capsys.readouterr().err
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--group-size", "12"], "group size must be between 1 and 9, not 12"),
+        (["--chunk-size", "-3"], "--chunk-size must be at least 1"),
+        (["--duration", "-1"], "--duration must not be negative"),
+        (["--fault-mix", "earthquake"], "unknown fault mix 'earthquake'"),
+        (["--scenario", "paxos"], "unknown scenario 'paxos'"),
+        (["--runs", "0"], "--runs must be at least 1"),
+    ],
+    ids=["group-size", "chunk-size", "duration", "fault-mix", "scenario", "runs"],
+)
+def test_bad_campaign_settings_fail_before_any_work(capsys, tmp_path, flags, message):
+    out = tmp_path / "r"
+    code = main(["run", "--no-spark", "--quiet", "--runs", "2", "--out", str(out)] + flags)
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and err.count("\n") == 1
+    assert not out.exists()

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.spark
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
+def report(spark, tmp_path_factory):
     base = tmp_path_factory.mktemp("spark")
     results, out = base / "results", base / "report"
     code = main(["run", "--master", "local[2]", "--runs", "16", "--adapter", "reference",
@@ -57,3 +57,26 @@ def test_counterexample_in_report_replays(report):
     script = read_script(str(files[0]))
     ex = execute(script, record_trace=False)  # its own adapter line: the mutant; expectations hold
     assert ex.violations
+
+
+def test_a_dead_spark_job_is_one_line_and_resume_finishes_exactly(spark, tmp_path, capsys):
+    """A Python worker dies in the middle of the job: committed chunks survive, the user
+    gets one line (exit 3), and --resume runs exactly the missing seeds."""
+    import os
+
+    from conformance.campaign import run_one
+    from conformance.spark_campaign import CampaignJobFailed, CampaignSpec, run_campaign
+
+    def dies_on_seed_5(config):  # a closure, so that Spark ships it by value
+        if config.seed == 5:
+            os._exit(7)
+        return run_one(config)
+
+    out = tmp_path / "results"
+    spec = CampaignSpec("crash", "dledger", ("reference",), runs=8, chunk_size=2, group_sizes=(3,),
+                        fault_mixes=("none",), duration_ms=0)
+    with pytest.raises(CampaignJobFailed, match="Python worker exited unexpectedly.*--resume"):
+        run_campaign(out, spec, master="local[2]", progress=False, run_fn=dies_on_seed_5)
+    assert main(["run", "--resume", "--no-spark", "--quiet", "--out", str(out)]) == 0
+    seeds = sorted(r["seed"] for r in io.read_table(out, "runs").to_pylist())
+    assert seeds == list(range(8))

@@ -1,0 +1,128 @@
+"""An implementation that crashes, hangs or answers garbage is an error, never a hang or a pass.
+
+Each row is one way to misbehave (tests/fixtures/misbehaving_adapter.py), over the
+stdio transport (a subprocess) and, where it makes sense, in process (``python:``);
+the error must be an ``AdapterError`` that names what went wrong and carries the
+offending exchange, within a bounded time. (test_transports.py covers the common
+cases end to end, through campaigns too.)
+"""
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from adapters import resolve
+from adapters.errors import AdapterError, UserError
+from adapters.protocol import Unsupported
+from spec.dledger.member_state import MemberView
+from spec.dledger.records import HeartBeatRequest
+
+SHIM = Path(__file__).parents[1] / "fixtures" / "misbehaving_adapter.py"
+ARGS = {"member": MemberView("n1", frozenset({"n1", "n2", "n3"}), 2, None, None),
+        "request": HeartBeatRequest(2, "n2")}
+
+
+def stdio(mode: str) -> str:
+    return f"stdio:{sys.executable} {SHIM} {mode}"
+
+
+@pytest.fixture(autouse=True)
+def short_timeout(monkeypatch):
+    monkeypatch.setenv("RMQHA_ADAPTER_TIMEOUT", "1.5")
+
+
+@pytest.mark.parametrize("mode,message,in_exchange", [
+    ("exit", r"process exited \(status 7\) fatal: simulated crash", "dledger.handle_heartbeat"),
+    ("silent-exit", r"process exited \(status 0\)", "dledger.handle_heartbeat"),
+    ("hang", r"no answer within 1.5 s \(killed\)", "dledger.handle_heartbeat"),
+    ("garbage", "answered something that is not a JSON object", "<html>oops</html>"),
+    ("not-object", "malformed response to call", "[1,2,3]"),
+    ("wrong-id", "malformed response to call", '"id":'),
+    ("bad-error-code", "malformed error answer to call", "oops"),
+    ("internal", "call failed: internal: NullPointerException", "NullPointerException"),
+    ("wrong-result", "answered dledger.handle_heartbeat with a value that is not a HeartbeatDecision",
+     "HeartbeatDecision"),
+])
+def test_stdio_misbehaviour_is_an_adapter_error(mode, message, in_exchange):
+    adapter = resolve(stdio(mode), fresh=True)
+    started = time.monotonic()
+    try:
+        with pytest.raises(AdapterError, match=message) as failure:
+            adapter.invoke("dledger.handle_heartbeat", ARGS)
+    finally:
+        adapter.close()
+    assert time.monotonic() - started < 5  # never a hang
+    assert failure.value.exchange is not None and in_exchange in failure.value.exchange
+
+
+@pytest.mark.parametrize("mode,message", [
+    ("bad-hello", "malformed hello answer: (answer): 'implementation' is a required property"),
+    ("old-protocol", "speaks 'rmqha-adapter/0', rmqha speaks 'rmqha-adapter/1'"),
+])
+def test_a_bad_handshake_is_an_adapter_error(mode, message):
+    with pytest.raises(AdapterError) as failure:
+        resolve(stdio(mode), fresh=True)
+    assert message in str(failure.value)
+
+
+def test_after_a_timeout_the_adapter_is_unusable():
+    adapter = resolve(stdio("hang"), fresh=True)
+    with pytest.raises(AdapterError, match="no answer"):
+        adapter.invoke("dledger.handle_heartbeat", ARGS)
+    with pytest.raises(AdapterError, match="unusable after an earlier failure"):
+        adapter.invoke("dledger.handle_heartbeat", ARGS)
+    assert adapter.proc.poll() is not None  # killed, not left behind
+    adapter.close()
+
+
+def test_a_chatty_stderr_does_not_block_the_implementation():
+    adapter = resolve(stdio("stderr-flood"), fresh=True)
+    with pytest.raises(Unsupported, match="no"):  # answered, although it wrote 1 MiB to stderr first
+        adapter.invoke("dledger.handle_heartbeat", ARGS)
+    assert adapter.stderr_tail().endswith("last words")
+    adapter.close()
+
+
+def test_unsupported_is_not_applicable_not_a_failure():
+    adapter = resolve(stdio("unsupported"), fresh=True)
+    with pytest.raises(Unsupported):
+        adapter.invoke("dledger.handle_heartbeat", ARGS)
+    with pytest.raises(Unsupported, match="does not implement dledger.handle_push"):  # undeclared: never sent
+        adapter.call("dledger.handle_push", {})
+    adapter.close()
+
+
+@pytest.mark.parametrize("factory,message", [
+    ("hang", "no answer within 1.5 s"),
+    ("raising", "raised RuntimeError: the implementation blew up"),
+    ("not_json", "answered a value that is not JSON"),
+    ("wrong_result", "not a HeartbeatDecision"),
+])
+def test_python_misbehaviour_is_an_adapter_error(factory, message):
+    adapter = resolve(f"python:tests.fixtures.misbehaving_adapter:{factory}", fresh=True)
+    started = time.monotonic()
+    with pytest.raises(AdapterError, match=message):
+        adapter.invoke("dledger.handle_heartbeat", ARGS)
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("nonsense", "unknown adapter 'nonsense'"),
+    ("mutant:no-such-bug", "unknown mutant 'no-such-bug'"),
+    ("python:os", "use python:MODULE:FACTORY"),
+    ("python:no.such.module:make", "No module named 'no'"),
+    ("python:os:getcwd", "returned an object without handle(request)"),
+    ("stdio:", "use stdio:COMMAND"),
+    ("pysyncobj:udp", "use pysyncobj[:datagram][:memory]"),
+    ("jvm:Foo", "use jvm:CLASSPATH:CLASS"),
+])
+def test_bad_adapter_specs_are_user_errors(spec, message):
+    with pytest.raises(UserError, match=re.escape(message)):
+        resolve(spec, fresh=True)
+
+
+def test_a_command_that_cannot_start_is_an_adapter_error():
+    with pytest.raises(AdapterError, match="cannot start"):
+        resolve("stdio:/nonexistent/rmqha-shim --serve", fresh=True)
