@@ -13,6 +13,14 @@
   judged under (``rmqha fingerprint`` tells which one it matches). The jar:
   ``io.openmessaging.storage:dledger`` (Maven Central) — 0.4.0 for RocketMQ 5.x,
   0.2.x/0.3.x for RocketMQ 4.9.x — plus ``org.slf4j:slf4j-api`` and what its pom lists.
+* ``jvm:rocketmq[:CLASSPATH]`` — the real RocketMQ ``EpochFileCache`` (the broker's
+  epoch file, ``org.apache.rocketmq:rocketmq-store``, with ``rocketmq-remoting`` for
+  ``EpochEntry`` and their dependencies) answering ``truncation.find_consistent_point``
+  and ``truncation.append``. CLASSPATH defaults to ``$RMQHA_ROCKETMQ_CLASSPATH``. The
+  controller (``ReplicasInfoManager``, ``DefaultElectPolicy``) is not driven yet: its
+  operations answer ``unsupported`` and are reported as not applicable.
+
+A process has one JVM (JPype): load one version of a library per process.
 
 How a call is observed (the elector's effects are not return values in Java):
 
@@ -51,8 +59,7 @@ def connect(spec: str, rest: str) -> ProtocolAdapter:
         return InProcessAdapter(spec, DLedgerElectorServer(_classpath(spec, classpath, DLEDGER_ENV),
                                                            profile or "dledger-0.4"), watchdog=True)
     if name == "rocketmq":
-        raise UserError(f"adapter {spec!r}: the RocketMQ controller and epoch targets are not available yet "
-                        f"(docs/adapters.md)")
+        return InProcessAdapter(spec, EpochFileCacheServer(_classpath(spec, classpath, ROCKETMQ_ENV)), watchdog=True)
     classpath, _, class_name = rest.rpartition(":")
     if not classpath or not class_name:
         raise UserError(f"adapter {spec!r}: use jvm:CLASSPATH:CLASS, jvm:dledger[=PROFILE][:CLASSPATH] or "
@@ -67,29 +74,34 @@ def _classpath(spec: str, given: str, env: str) -> list[str]:
     return split_classpath(text)
 
 
-class DLedgerElectorServer:
-    """The adapter protocol answered by the real DLedger elector, one fresh MemberState per call."""
+class _RealClassesServer:
+    """The adapter protocol at handler level, each operation answered by real Java classes."""
 
-    def __init__(self, classpath: list[str], profile: str):
-        from spec.dledger.profiles import PROFILES
+    implementation = "?"
+    OPERATIONS: dict = {}
 
-        if profile not in PROFILES:
-            raise UserError(f"unknown DLedger profile {profile!r} (known: {', '.join(PROFILES)})")
-        self.profile = profile
-        jpype = ensure_started(classpath)
+    def __init__(self, classpath: list[str], profiles: dict[str, str]):
+        self.profiles = profiles
+        self.classpath = classpath
+        self.jpype = ensure_started(classpath)
+        self.dir = Path(tempfile.mkdtemp(prefix=f"rmqha-{self.implementation}-"))
+
+    def _load(self, what: str, load):
         try:
-            self.j = _DLedgerClasses(jpype)
+            return load()
         except Exception as exc:  # ClassNotFoundException, NoClassDefFoundError, ...
-            raise AdapterError(f"jvm:dledger: cannot load DLedger from {os.pathsep.join(classpath)}: {exc}") from None
-        self.dir = Path(tempfile.mkdtemp(prefix="rmqha-dledger-"))
+            raise AdapterError(f"jvm: cannot load {what} from {os.pathsep.join(self.classpath)}: {exc}") from None
+
+    def version(self) -> str:
+        return "unknown"
 
     def handle(self, req: dict) -> dict:
         rid = req.get("id") if isinstance(req, dict) else None
         try:
             op = req["op"]
             if op == "hello":
-                return ok(rid, {"protocol": PROTOCOL, "implementation": "openmessaging-dledger",
-                                "version": self.j.version, "profiles": {"dledger": self.profile},
+                return ok(rid, {"protocol": PROTOCOL, "implementation": self.implementation,
+                                "version": self.version(), "profiles": self.profiles,
                                 "operations": sorted(self.OPERATIONS), "nodes": []})
             if op == "bye":
                 shutil.rmtree(self.dir, ignore_errors=True)
@@ -104,6 +116,27 @@ class DLedgerElectorServer:
             return error(rid, BAD_REQUEST, f"malformed request: {exc!r}")
         except Exception as exc:  # noqa: BLE001 - the real code threw: reported, the driver decides
             return error(rid, INTERNAL, f"{type(exc).__name__}: {exc}")
+
+
+def _manifest_version(jclass) -> str:
+    return str(jclass.class_.getPackage().getImplementationVersion() or "unknown (no jar manifest)")
+
+
+class DLedgerElectorServer(_RealClassesServer):
+    """The real DLedger elector, one fresh MemberState per call."""
+
+    implementation = "openmessaging-dledger"
+
+    def __init__(self, classpath: list[str], profile: str):
+        from spec.dledger.profiles import PROFILES
+
+        if profile not in PROFILES:
+            raise UserError(f"unknown DLedger profile {profile!r} (known: {', '.join(PROFILES)})")
+        super().__init__(classpath, {"dledger": profile})
+        self.j = self._load("DLedger", lambda: _DLedgerClasses(self.jpype))
+
+    def version(self) -> str:
+        return _manifest_version(self.j.Elector)
 
     # ------------------------------------------------------------------ one call
 
@@ -164,8 +197,6 @@ class _DLedgerClasses:
         self.Elector = jpype.JClass(f"{DLEDGER}.DLedgerLeaderElector")
         self.VoteRequest = jpype.JClass(f"{DLEDGER}.protocol.VoteRequest")
         self.HeartBeatRequest = jpype.JClass(f"{DLEDGER}.protocol.HeartBeatRequest")
-        package = self.Elector.class_.getPackage()
-        self.version = str(package.getImplementationVersion() or "unknown (no jar manifest)")
 
         @jpype.JImplements(f"{DLEDGER}.DLedgerLeaderElector$RoleChangeHandler")
         class RoleChanges:
@@ -251,3 +282,63 @@ class _Call:
         if heartbeat != self.heartbeat_before and not any(role == "FOLLOWER" for _, role in roles):
             found.append(fx.REFRESH_LEADER_HEARTBEAT)
         return tuple(found)
+
+
+class EpochFileCacheServer(_RealClassesServer):
+    """The real RocketMQ epoch file (``EpochFileCache``), one fresh cache per side and call."""
+
+    implementation = "apache-rocketmq"
+
+    def __init__(self, classpath: list[str]):
+        super().__init__(classpath, {})
+        self.Cache = self._load("EpochFileCache", lambda: self.jpype.JClass(
+            "org.apache.rocketmq.store.ha.autoswitch.EpochFileCache"))
+        self.Entry = self.jpype.JClass("org.apache.rocketmq.remoting.protocol.EpochEntry")
+        self.ArrayList = self.jpype.JClass("java.util.ArrayList")
+
+    def version(self) -> str:
+        return _manifest_version(self.Cache)
+
+    def _cache(self, f, max_offset: int | None = None):
+        """A cache holding ``f`` as the broker builds one (initCacheFromEntries), ends set like HA does."""
+        entries = self.ArrayList()
+        for e in f.entries:
+            entries.add(self.Entry(e.epoch, e.start_offset))
+        cache = self.Cache()
+        cache.initCacheFromEntries(entries)
+        for end in (f.last_end, max_offset):
+            if end is not None:
+                cache.setLastEpochEntryEndOffset(end)
+        return cache
+
+    def _epoch_file(self, cache):
+        from spec.truncation.epoch_file import EpochEntry, EpochFile
+
+        entries = list(cache.getAllEntries())
+        last_end = int(entries[-1].getEndOffset()) if entries else None
+        return EpochFile(tuple(EpochEntry(int(e.getEpoch()), int(e.getStartOffset())) for e in entries),
+                         None if last_end == JAVA_LONG_MAX else last_end)
+
+    def find_consistent_point(self, args: dict) -> int:
+        local = self._cache(args["local"], args["local_max"])
+        master = self._cache(args["master"], args["master_max"])
+        return int(local.findConsistentPoint(master))
+
+    def append(self, args: dict):
+        from spec.truncation.epoch_file import AppendOutcome
+
+        f = args["epoch_file"]
+        cache = self._cache(f)
+        appended = bool(cache.appendEntry(self.Entry(args["epoch"], args["start_offset"])))
+        if appended:
+            outcome = AppendOutcome.APPENDED if f.entries else AppendOutcome.FIRST_ENTRY
+        else:  # the cache only logs why; the reason follows from the arguments
+            last = f.entries[-1]
+            outcome = (AppendOutcome.REFUSED_EPOCH_NOT_GREATER if args["epoch"] <= last.epoch
+                       else AppendOutcome.REFUSED_START_NOT_GREATER)
+        return self._epoch_file(cache), outcome
+
+    OPERATIONS = {"truncation.find_consistent_point": find_consistent_point, "truncation.append": append}
+
+
+JAVA_LONG_MAX = 2**63 - 1
