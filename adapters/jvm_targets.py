@@ -149,10 +149,7 @@ class DLedgerElectorServer(_RealClassesServer):
 
         request = args["request"]
         with self._elector(args["member"]) as call:
-            jreq = self.j.VoteRequest()
-            jreq.setGroup(call.group)
-            jreq.setLeaderId(request.candidate)
-            jreq.setTerm(request.term)
+            jreq = call.request(self.j.VoteRequest, request.candidate, request.term)
             jreq.setLedgerEndTerm(request.ledger_end_term)
             jreq.setLedgerEndIndex(request.ledger_end_index)
             response = call.elector.handleVote(jreq, args["self_vote"]).get()
@@ -168,11 +165,8 @@ class DLedgerElectorServer(_RealClassesServer):
 
         request = args["request"]
         with self._elector(args["member"]) as call:
-            jreq = self.j.HeartBeatRequest()
-            jreq.setGroup(call.group)
-            jreq.setLeaderId(request.leader)
-            jreq.setTerm(request.term)
-            response = call.elector.handleHeartBeat(jreq).get()
+            response = call.elector.handleHeartBeat(call.request(self.j.HeartBeatRequest, request.leader,
+                                                                 request.term)).get()
             return HeartbeatDecision(ResponseCode(int(response.getCode())), int(response.getTerm()), call.effects())
 
     OPERATIONS = {"dledger.handle_vote": handle_vote, "dledger.handle_heartbeat": handle_heartbeat}
@@ -251,6 +245,14 @@ class _Call:
         self.roles = j.RoleChanges()
         self.elector.addRoleChangeHandler(self.roles)
         self.term_file = Path(str(config.getDefaultPath())) / "currterm"
+
+    def request(self, cls, leader: str, term: int):
+        """A request of ``cls`` from ``leader`` (DLedger calls the candidate of a vote its leaderId)."""
+        jreq = cls()
+        jreq.setGroup(self.group)
+        jreq.setLeaderId(leader)
+        jreq.setTerm(term)
+        return jreq
 
     def __enter__(self) -> "_Call":
         self.term_file.unlink(missing_ok=True)

@@ -24,11 +24,9 @@ within log).
 """
 from __future__ import annotations
 
-from typing import Iterable
-
 import attrs
 
-from spec.invariants import Violation
+from spec.invariants import Violation, dledger
 from spec.raft.records import RaftEntry, RaftRole, RaftView
 
 INVARIANTS: dict[str, str] = {
@@ -211,15 +209,6 @@ def forget_volatile(h: RaftHistory, node_id: str) -> None:
 
 # ------------------------------------------------------------------ liveness
 
-
-def stable_leader(views: Iterable[RaftView | None]) -> str | None:
-    """The leader, if exactly one live node leads and every other live node follows it in its term."""
-    live = [v for v in views if v is not None]
-    leaders = [v for v in live if v.role is RaftRole.LEADER]
-    if len(leaders) != 1:
-        return None
-    lead = leaders[0]
-    if all(v is lead or (v.role is RaftRole.FOLLOWER and v.leader_id == lead.node_id
-                         and v.curr_term == lead.curr_term) for v in live):
-        return lead.node_id
-    return None
+# One live leader, every other live node its follower in its term: a RaftView has the
+# fields DLedger's judgement reads (node_id, role, leader_id, curr_term).
+stable_leader = dledger.stable_leader
