@@ -44,6 +44,20 @@ FAULT_MIXES: dict[str, tuple[str, ...]] = {
 
 
 @attrs.frozen(slots=True)
+class MutantInfo:
+    """One known-bad variant a scenario runs as adapter ``mutant:NAME`` (``rmqha mutants``)."""
+
+    name: str
+    issue: str | None  # the upstream issue or PR it reproduces; None for a synthetic one
+    description: str
+    violates: str | None  # the scenario invariant expected to catch it; None: none is recorded
+
+
+def _no_mutants() -> tuple[MutantInfo, ...]:
+    return ()
+
+
+@attrs.frozen(slots=True)
 class Scenario:
     """What a campaign needs to know about one scenario family."""
 
@@ -53,6 +67,59 @@ class Scenario:
     outcomes: dict  # procedure -> every outcome the spec can produce (for coverage)
     generate: Callable[[RunConfig], Script]
     build: Callable[..., object]  # build(script, adapter, record_trace) -> cluster
+    # the scenario's registry of known-bad variants, each runnable as adapter mutant:NAME
+    mutants: Callable[[], tuple[MutantInfo, ...]] = _no_mutants
+    group_sizes: tuple[int, ...] = (3, 5)  # group sizes its generator accepts, rotated by seed
+
+
+def _dledger_mutants() -> tuple[MutantInfo, ...]:
+    """reference/mutants.py; ``violates`` is the first of a mutant's ``breaks`` that is an
+    invariant of the scenario (None for those only the fingerprint or a script shows)."""
+    import re
+
+    from reference.mutants import MUTANTS
+
+    infos = []
+    for m in MUTANTS.values():
+        issue = re.search(r"(?:PR )?#\d+", m.description)
+        infos.append(MutantInfo(
+            name=m.name,
+            issue=f"dledger {issue.group(0)}" if issue else None,
+            description=m.description,
+            violates=next((b for b in m.breaks if b in dledger_inv.INVARIANTS), None),
+        ))
+    return tuple(infos)
+
+
+# what is known of each truncation variant (spec/proofs/truncation_model.py VARIANTS):
+# (upstream issue, description, the scenario invariant its tests/scenarios/truncation
+# counterexample breaks, or None when no campaign counterexample is recorded)
+_TRUNCATION_VARIANT_NOTES: dict[str, tuple[str | None, str, str | None]] = {
+    "epoch-only-match": (None, "entries match on epoch alone, ignoring the start offset "
+                               "(equivalent inside the model: docs/truncation.md)", None),
+    "max-of-end-offsets": (None, "the consistent point takes the max instead of the min of two end offsets",
+                           "prefix-agreement"),
+    "ascending-scan": (None, "entries are scanned by ascending epoch: the first match is the oldest",
+                       "acknowledged-not-lost"),
+    "end-off-by-one": (None, "an entry's end offset is one past the next entry's start", None),
+    "equal-start-append": (None, "an epoch entry whose start equals the last start is appended",
+                           "epoch-file-well-formed"),
+    "label-switched-before-header": (None, "the last chunk of an epoch is labelled with the next epoch",
+                                     "positions-covered"),
+    "finite-end-after-suffix-truncation": (None, "suffix truncation leaves the survivor's old end", None),
+    "upstream-empty-epoch": ("rocketmq PR #9942", "entries holding no data take part in the comparison "
+                                                  "(upstream before PR #9942)", "handshake-progress"),
+}
+
+
+def _truncation_mutants() -> tuple[MutantInfo, ...]:
+    from spec.proofs.truncation_model import VARIANTS
+
+    infos = []
+    for name, variant in VARIANTS.items():
+        issue, description, violates = _TRUNCATION_VARIANT_NOTES.get(name, (None, variant.name(), None))
+        infos.append(MutantInfo(name, issue, description, violates))
+    return tuple(infos)
 
 
 def _dledger_outcomes() -> dict[str, tuple[str, ...]]:
@@ -177,6 +244,7 @@ SCENARIOS: dict[str, Scenario] = {
         outcomes=_dledger_outcomes(),
         generate=generate_dledger_script,
         build=build_dledger,
+        mutants=_dledger_mutants,
     ),
     "raft": Scenario(
         name="raft",
@@ -193,6 +261,8 @@ SCENARIOS: dict[str, Scenario] = {
         outcomes=truncation_outcomes(),
         generate=lambda config: generate_truncation_script(config, FAULT_MIXES),
         build=build_truncation,
+        mutants=_truncation_mutants,
+        group_sizes=(2, 3),
     ),
 }
 
