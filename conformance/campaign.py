@@ -19,7 +19,9 @@ from conformance.errors import AdapterError, UserError
 from conformance.runresult import Counterexample, Coverage, PropertyVerdict, RunConfig, RunResult
 from conformance.scenarios.base import ExpectationFailed
 from conformance.scenarios.dledger import DLedgerCluster
+from conformance.scenarios.controller import build_controller, controller_outcomes, generate_controller_script
 from conformance.scenarios.truncation import build_truncation, generate_truncation_script, truncation_outcomes
+from spec.invariants import controller as controller_inv
 from spec.invariants import truncation as truncation_inv
 from conformance.script import Script, Step
 from conformance.targets import dledger_target
@@ -55,6 +57,13 @@ class MutantInfo:
 
 def _no_mutants() -> tuple[MutantInfo, ...]:
     return ()
+
+
+def _controller_mutants() -> tuple[MutantInfo, ...]:
+    """reference/mutants_controller.py: each names the invariant that catches it."""
+    from reference.mutants_controller import MUTANTS
+
+    return tuple(MutantInfo(m.name, m.issue, m.description, m.violates) for m in MUTANTS.values())
 
 
 @attrs.frozen(slots=True)
@@ -264,6 +273,16 @@ SCENARIOS: dict[str, Scenario] = {
         mutants=_truncation_mutants,
         group_sizes=(2, 3),
     ),
+    "controller": Scenario(
+        name="controller",
+        default_profile="rocketmq-5.1",
+        properties=tuple(controller_inv.INVARIANTS),
+        outcomes=controller_outcomes(),
+        generate=lambda config: generate_controller_script(config, FAULT_MIXES),
+        build=build_controller,
+        mutants=_controller_mutants,
+        group_sizes=(3, 2),
+    ),
 }
 
 
@@ -392,10 +411,12 @@ def run_one(config: RunConfig, shrink_budget: int = 250) -> RunResult:
     for r in cluster.violations:
         counts[r.violation.property] += 1
         firsts.setdefault(r.violation.property, r)
+    not_applicable = getattr(cluster, "not_applicable", set)()
     properties = tuple(
         PropertyVerdict(
             name,
-            "fail" if name in counts else ("error" if ex.error else "pass"),
+            "not_applicable" if name in not_applicable and name not in counts
+            else "fail" if name in counts else ("error" if ex.error else "pass"),
             counts.get(name, 0),
             firsts[name].step if name in firsts else None,
         )

@@ -69,6 +69,9 @@ class ClientWrite:
 @attrs.frozen(slots=True)
 class HandshakeRequest:
     epoch: int
+    # Controller mode: who the slave is (the master maps connections to SyncStateSet ids).
+    broker_id: int | None = None
+    async_learner: bool = False
 
 
 @attrs.frozen(slots=True)
@@ -157,6 +160,7 @@ class BrokerReplica:
         self.version = 0
         self._out: list[Message] = []
         self._dirty = False
+        self._now = now
 
     # ------------------------------------------------------------------ helpers
 
@@ -211,6 +215,15 @@ class BrokerReplica:
     # ------------------------------------------------------------------ driver API
 
     def tick(self, now: int) -> Ready:
+        self._now = now
+        self._tick_work(now)
+        return self._ready()
+
+    def _handshake_identity(self) -> dict:
+        """Extra handshake fields (controller mode names the slave's broker id)."""
+        return {}
+
+    def _tick_work(self, now: int) -> None:
         if now - self.last_flush >= FLUSH_INTERVAL_MS:
             self.last_flush = now
             self._flush()
@@ -218,20 +231,23 @@ class BrokerReplica:
             # READY: the dirty tail is gone already (restart); connect and hand-shake
             self.slave_state = SlaveState.HANDSHAKE
             self.retry_at = now + RETRY_MS * 5
-            self._send(self.master, HandshakeRequest(self.epoch))
+            self._send(self.master, HandshakeRequest(self.epoch, **self._handshake_identity()))
             self._changed()
         elif self.role is Role.SLAVE and self.slave_state is SlaveState.HANDSHAKE and now >= self.retry_at:
             self.slave_state = SlaveState.READY  # no answer: start over
         elif self.role is Role.SLAVE and self.slave_state is SlaveState.TRANSFER and now >= self.retry_at:
             self.retry_at = now + RETRY_MS * 5
             self._send(self.master, SlaveReport(self.epoch, self.max_offset))  # keep-alive report
-        return self._ready()
 
     def step(self, message: Message, now: int) -> Ready:
+        self._now = now
+        self._step_work(message, now)
+        return self._ready()
+
+    def _step_work(self, message: Message, now: int) -> None:
         handler = _HANDLERS.get(type(message.payload))
         if handler is not None:
-            handler(self, message.src, message.payload, now)
-        return self._ready()
+            getattr(self, handler)(message.src, message.payload, now)  # by name: subclasses may extend
 
     # ------------------------------------------------------------------ roles
 
@@ -363,11 +379,11 @@ class BrokerReplica:
 
 
 _HANDLERS = {
-    BecomeMaster: BrokerReplica._on_become_master,
-    BecomeSlave: BrokerReplica._on_become_slave,
-    ClientWrite: BrokerReplica._on_client_write,
-    HandshakeRequest: BrokerReplica._on_handshake_request,
-    HandshakeResponse: BrokerReplica._on_handshake_response,
-    SlaveReport: BrokerReplica._on_slave_report,
-    TransferBatch: BrokerReplica._on_transfer_batch,
+    BecomeMaster: "_on_become_master",
+    BecomeSlave: "_on_become_slave",
+    ClientWrite: "_on_client_write",
+    HandshakeRequest: "_on_handshake_request",
+    HandshakeResponse: "_on_handshake_response",
+    SlaveReport: "_on_slave_report",
+    TransferBatch: "_on_transfer_batch",
 }

@@ -174,10 +174,21 @@ def _confirm_ignoring_unconnected(max_offset, sync_state_set, master_id, acks, c
 def _confirm_counting_unreported_ack(max_offset, sync_state_set, master_id, acks, current_confirm_offset):
     """#6728: a connection that had not acked yet (-1) took part in the min."""
     decision = _confirm.compute_master_confirm_offset(max_offset, sync_state_set, master_id, acks, current_confirm_offset)
-    if decision.outcome is not _confirm.ConfirmOutcome.COMPUTED:
+    if decision.outcome is _confirm.ConfirmOutcome.MEMBER_NOT_CONNECTED and any(m in acks for m in decision.unconnected):
+        decision = _confirm.ConfirmDecision(_confirm.ConfirmOutcome.COMPUTED, max_offset)
+    elif decision.outcome is not _confirm.ConfirmOutcome.COMPUTED:
         return decision
     members = [ack for slave_id, ack in acks.items() if slave_id in sync_state_set]
     return attrs.evolve(decision, confirm_offset=min([max_offset, *members]))
+
+
+def _confirm_skipping_unacked(max_offset, sync_state_set, master_id, acks, current_confirm_offset):
+    """The note's rule and upstream HEAD's ``computeConfirmOffset``: acks <= 0 are skipped."""
+    unconnected = tuple(sorted(m for m in sync_state_set if m != master_id and m not in acks))
+    if unconnected:
+        return _confirm.ConfirmDecision(_confirm.ConfirmOutcome.MEMBER_NOT_CONNECTED, current_confirm_offset, unconnected)
+    positive = [ack for slave_id, ack in acks.items() if slave_id in sync_state_set and ack > 0]
+    return _confirm.ConfirmDecision(_confirm.ConfirmOutcome.COMPUTED, min([max_offset, *positive]))
 
 
 def _adopt_self(self_id, sync_state_set, epoch):
@@ -238,6 +249,12 @@ _ALL = (
         "confirm-offset-counts-unreported-ack", "#6728",
         "a connection's ack of -1 (not yet reported) enters the confirmOffset min",
         BROKER, {"compute_master_confirm_offset": _confirm_counting_unreported_ack}, "confirm_offset_bounded",
+    ),
+    Mutant(
+        "confirm-offset-skips-unacked-member", None,
+        "confirmOffset skips acks <= 0 (the note's rule, upstream HEAD): a member that has just "
+        "connected, or whose log is empty, no longer bounds it",
+        BROKER, {"compute_master_confirm_offset": _confirm_skipping_unacked}, "confirm_offset_bounded",
     ),
     Mutant(
         "new-master-adopts-self", "#6342",

@@ -30,7 +30,7 @@ from __future__ import annotations
 import heapq
 import json
 import random
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 import attrs
 
@@ -87,6 +87,8 @@ def payload_to_dict(payload: Any) -> Any:
         return payload.name  # enums
     if isinstance(payload, frozenset):
         return sorted(payload)
+    if isinstance(payload, Mapping):  # FrozenMap and dicts: sorted [key, value] pairs
+        return [[payload_to_dict(k), payload_to_dict(v)] for k, v in sorted(payload.items())]
     return payload
 
 

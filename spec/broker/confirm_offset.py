@@ -3,10 +3,17 @@
 Consumers see only messages below confirmOffset, so a message that a later failover
 may truncate is never delivered.
 
-* Master: ``min(maxOffset, acks > 0 of the connected members of local | proposed)``.
-  If some member (other than the master) has no connection, the value stays where it
-  was: its replica may lack what the others acked (#6662). Acks <= 0 come from
-  connections that have not reported yet and are skipped (#6728).
+* Master: ``min(maxOffset, acks of the members of local | proposed)``. If some member
+  (other than the master) has no connection, or a connection that has not reported an
+  ack yet (-1), the value stays where it was: its replica may lack what the others
+  acked (#6662, #6728). An ack of 0 (a member whose log is empty) counts.
+
+  Decision (docs/controller.md, "confirmOffset"): the note, like upstream
+  ``AutoSwitchHAService.computeConfirmOffset``, *skips* acks <= 0 instead; the
+  controller stack showed that this moves confirmOffset past the log of an in-sync
+  member that has just (re)connected or whose log is empty, breaking the note's own
+  invariant, so consumers may read what a failover to that member loses. That rule is
+  the mutant ``confirm-offset-skips-unacked-member``.
 * Slave: ``min(confirmOffset from the master's transfer header, own maxOffset)``.
 """
 from __future__ import annotations
@@ -38,12 +45,12 @@ def compute_master_confirm_offset(
 ) -> ConfirmDecision:
     """``computeConfirmOffset``; ``sync_state_set`` is local | proposed, ``acks`` the ack
     offset of every open connection by slave id."""
-    unconnected = tuple(sorted(m for m in sync_state_set if m != master_id and m not in acks))
+    unconnected = tuple(sorted(m for m in sync_state_set if m != master_id and acks.get(m, -1) < 0))
     if unconnected:
         return ConfirmDecision(ConfirmOutcome.MEMBER_NOT_CONNECTED, current_confirm_offset, unconnected)
     confirm = max_offset
     for slave_id, ack in acks.items():
-        if slave_id in sync_state_set and ack > 0:
+        if slave_id in sync_state_set:
             confirm = min(confirm, ack)
     return ConfirmDecision(ConfirmOutcome.COMPUTED, confirm)
 

@@ -188,6 +188,13 @@ def confirm_offset_with_new_connection(broker=DEFAULT_BROKER_RULES):
     return inv.confirm_offset_bounded("A", decision.confirm_offset, 1000, {B: 1000})
 
 
+def confirm_offset_with_reconnecting_member(broker=DEFAULT_BROKER_RULES):
+    """The note's rule. A (max 1000) with {A, B}: B (log end 900) has just reconnected (ack -1);
+    confirmOffset was 900."""
+    decision = broker.compute_master_confirm_offset(1000, frozenset({A, B}), A, {B: -1}, 900)
+    return inv.confirm_offset_bounded("A", decision.confirm_offset, 1000, {B: 900})
+
+
 def stale_notification(broker=DEFAULT_BROKER_RULES):
     """B, slave at masterEpoch 5, receives a delayed notification of masterEpoch 4."""
     history = inv.AppliedEpochHistory()

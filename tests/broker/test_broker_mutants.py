@@ -16,6 +16,7 @@ STORIES = {
     "confirm-offset-ignores-unconnected-member": story.confirm_offset_with_unconnected_member,
     "confirm-offset-counts-unreported-ack": story.confirm_offset_with_new_connection,
     "apply-role-without-epoch-check": story.stale_notification,
+    "confirm-offset-skips-unacked-member": story.confirm_offset_with_reconnecting_member,
 }
 
 

@@ -18,8 +18,8 @@ CONFIRM_CASES = [
     ("alone", 1000, {1}, {}, 7, ConfirmOutcome.COMPUTED, 1000),
     ("min-of-members", 1000, {1, 2, 3}, {2: 800, 3: 900}, 7, ConfirmOutcome.COMPUTED, 800),
     ("unconnected-member-keeps", 1000, {1, 2, 3}, {2: 800}, 7, ConfirmOutcome.MEMBER_NOT_CONNECTED, 7),
-    ("unreported-ack-skipped", 1000, {1, 2}, {2: -1}, 7, ConfirmOutcome.COMPUTED, 1000),
-    ("zero-ack-skipped", 1000, {1, 2}, {2: 0}, 7, ConfirmOutcome.COMPUTED, 1000),
+    ("unreported-ack-keeps", 1000, {1, 2}, {2: -1}, 7, ConfirmOutcome.MEMBER_NOT_CONNECTED, 7),
+    ("zero-ack-counts", 1000, {1, 2}, {2: 0}, 7, ConfirmOutcome.COMPUTED, 0),
     ("non-member-ignored", 1000, {1, 2}, {2: 900, 4: 10}, 7, ConfirmOutcome.COMPUTED, 900),
     ("ack-past-max-capped", 1000, {1, 2}, {2: 1200}, 7, ConfirmOutcome.COMPUTED, 1000),
 ]
@@ -98,13 +98,18 @@ def test_replication_status_table(case_id, need, members, acks, now, outcome):
 
 
 def test_finding_note_rule_lets_confirm_offset_pass_a_reconnecting_member():
-    """The note's rule skips acks <= 0, so while an in-sync member has a fresh connection
-    (no ack yet) confirmOffset may move past that member's log: the note's own invariant
-    fails in that window (upstream behaves the same after #6728). docs/controller.md."""
+    """The note's rule (upstream HEAD too) skips acks <= 0, so while an in-sync member has
+    a fresh connection (no ack yet) confirmOffset moves past that member's log and the
+    note's own invariant fails. The spec keeps the value instead; the note's rule is the
+    mutant confirm-offset-skips-unacked-member (docs/controller.md, "confirmOffset")."""
+    from reference.mutants_controller import broker_rules
     from spec.invariants.controller import confirm_offset_bounded
 
-    decision = compute_master_confirm_offset(1000, frozenset({1, 2, 3}), MASTER, {2: -1, 3: 1000}, 900)
+    members, acks, logs = frozenset({1, 2, 3}), {2: -1, 3: 1000}, {2: 900, 3: 1000}
+    decision = compute_master_confirm_offset(1000, members, MASTER, acks, 900)
+    assert (decision.outcome, decision.confirm_offset) == (ConfirmOutcome.MEMBER_NOT_CONNECTED, 900)
+    assert confirm_offset_bounded("A", decision.confirm_offset, 1000, logs) == []
+    note_rule = broker_rules("confirm-offset-skips-unacked-member").compute_master_confirm_offset
+    decision = note_rule(1000, members, MASTER, acks, 900)
     assert decision.confirm_offset == 1000
-    assert [v.invariant for v in confirm_offset_bounded("A", decision.confirm_offset, 1000, {2: 900, 3: 1000})] == [
-        "confirm_offset_bounded"
-    ]
+    assert [v.invariant for v in confirm_offset_bounded("A", decision.confirm_offset, 1000, logs)] == ["confirm_offset_bounded"]

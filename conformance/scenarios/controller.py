@@ -1,0 +1,464 @@
+"""The ``controller`` scenario: the full RIP-44 stack in the simulator.
+
+Nodes ``c1 c2 c3`` are controllers (``reference/controller_node.py``: a DLedger group
+whose committed entries are controller events); ``b1 b2 [b3]`` are the brokers of one
+set ``broker-a`` (``reference/controller_broker.py``). Producers and consumers are the
+script: they reach brokers directly (they are not on the simulated network).
+
+Steps, besides those every scenario understands (``conformance/scenarios/base.py``):
+
+| step | meaning |
+|---|---|
+| ``write [COUNT] [NODE]`` | a producer writes COUNT (default 1) messages to NODE, or to the current master |
+| ``consume [NODE]`` | a consumer reads every visible message of NODE (default: the current master) |
+| ``await-master [MS]`` | run until a broker is an unfenced master of the controller's masterEpoch (at most MS, default 60000) |
+| ``expect master NODE`` | NODE is the current master |
+| ``expect acknowledged COUNT`` | COUNT messages were acknowledged so far |
+| ``expect finding NAME`` | the run recorded the documented finding NAME (e.g. ``acknowledged_lost_default_acks``) |
+| ``expect no-finding`` | no finding so far |
+
+Options (script header ``option KEY VALUE``): ``acks all|default`` (allAckInSyncStateSet
+on or off; default ``all``), ``in-sync-replicas N``, ``min-in-sync-replicas N``,
+``learner NODE`` (an async learner), ``unclean true|false`` (enableElectUncleanMaster).
+
+Invariants (``spec/invariants/controller.py``) are checked after every activation of
+every node. With ``acks default`` an acknowledged write may be lost (upstream #7017, a
+documented limit, not a bug): ``no_acknowledged_message_lost`` is then not applicable
+and a loss is recorded as the finding ``acknowledged_lost_default_acks``.
+"""
+from __future__ import annotations
+
+import random
+
+import attrs
+
+from conformance.errors import UserError
+from conformance.runresult import Metric, RunConfig
+from conformance.scenarios.base import ExpectationFailed, RunSummary, SimCluster
+from conformance.script import Script, Step
+from reference.controller_broker import BrokerSetup, ControllerModeBroker, Produce
+from reference.controller_node import ControllerNode
+from reference.mutants_controller import MUTANTS, broker_rules, controller_rules
+from spec.broker.records import Role
+from spec.broker.rules import DEFAULT_BROKER_RULES
+from spec.controller.heartbeat import BrokerHeartbeat, DEFAULT_HEARTBEAT_TIMEOUT_MS
+from spec.controller.rules import ControllerRules
+from spec.invariants import Violation
+from spec.invariants import controller as inv
+
+CLUSTER = "cluster-a"
+BROKER_NAME = "broker-a"
+CONTROLLERS = ("c1", "c2", "c3")
+FINDING_7017 = "acknowledged_lost_default_acks"
+# A set may keep a dead master at most this long while an electable broker lives:
+# the heartbeat timeout, two scan periods, and time to commit the election.
+STUCK_BOUND_MS = DEFAULT_HEARTBEAT_TIMEOUT_MS + 2 * 5_000 + 5_000
+
+PROPERTIES = tuple(inv.INVARIANTS)
+
+
+@attrs.frozen(slots=True)
+class ControllerTarget:
+    adapter: str
+    implementation: str
+    version: str
+    controller_rules: ControllerRules
+    broker_rules: object
+
+
+def controller_target(adapter: str, profile: str | None) -> ControllerTarget:
+    from conformance.targets import RMQHA_IMPLEMENTATION, rmqha_version
+
+    base = ControllerRules.for_profile(profile or "rocketmq-5.1")
+    if adapter == "reference":
+        return ControllerTarget(adapter, RMQHA_IMPLEMENTATION, rmqha_version(), base, DEFAULT_BROKER_RULES)
+    if adapter.startswith("mutant:"):
+        name = adapter.split(":", 1)[1]
+        if name not in MUTANTS:
+            raise UserError(f"unknown controller mutant {name!r} (known: {', '.join(sorted(MUTANTS))})")
+        return ControllerTarget(adapter, f"{RMQHA_IMPLEMENTATION}+{name}", rmqha_version(),
+                                controller_rules(name, base), broker_rules(name))
+    raise UserError(f"adapter {adapter!r} has no controller stack (use reference or mutant:NAME, "
+                    f"NAME one of 'rmqha mutants --scenario controller --list')")
+
+
+def _bool(value: str, where: str) -> bool:
+    if value in ("true", "on", "yes"):
+        return True
+    if value in ("false", "off", "no"):
+        return False
+    raise UserError(f"{where}: want true or false, not {value!r}")
+
+
+class ControllerCluster(SimCluster):
+    scenario = "controller"
+
+    def __init__(self, script: Script, target: ControllerTarget, record_trace: bool = True):
+        super().__init__(script, record_trace)
+        self.target = target
+        self.controllers = tuple(n for n in self.peers if n.startswith("c"))
+        self.brokers = tuple(n for n in self.peers if n.startswith("b"))
+        if len(self.controllers) < 1 or not 1 <= len(self.brokers) <= 5:
+            raise UserError(f"the controller scenario needs controllers c* and 1-5 brokers b*, not {' '.join(self.peers)}")
+        acks = script.option("acks", "all")
+        if acks not in ("all", "default"):
+            raise UserError(f"option acks: want all or default, not {acks!r}")
+        self.all_ack = acks == "all"
+        try:
+            ha = attrs.evolve(
+                target.broker_rules.config,
+                all_ack_in_sync_state_set=self.all_ack,
+                in_sync_replicas=int(script.option("in-sync-replicas", "1")),
+                min_in_sync_replicas=int(script.option("min-in-sync-replicas", "1")),
+            )
+        except ValueError as exc:
+            raise UserError(f"option: {exc}") from None
+        self.broker_rules = attrs.evolve(target.broker_rules, config=ha)
+        unclean = _bool(script.option("unclean", "false"), "option unclean")
+        self.controller_rules = attrs.evolve(
+            target.controller_rules, config=attrs.evolve(target.controller_rules.config, enable_elect_unclean_master=unclean)
+        )
+        learner = script.option("learner")
+        if learner is not None and learner not in self.brokers:
+            raise UserError(f"option learner: {learner!r} is not a broker ({' '.join(self.brokers)})")
+        self.setups = {
+            b: BrokerSetup(CLUSTER, BROKER_NAME, self.controllers, self.broker_rules, async_learner=(b == learner))
+            for b in self.brokers
+        }
+        # monitor state
+        self.acknowledged: set[str] = set()
+        self.consumed: set[str] = set()
+        self.findings: list = []
+        self.written = 0
+        self.results: dict[str, str] = {}
+        self._controller_seen: dict[str, tuple] = {}  # node -> (node object, applied, metadata)
+        self._broker_seen: dict[str, object] = {}  # node -> node object (a new one: restarted)
+        self.check_codes = inv.CheckCodeHistory()
+        self.sync_state_sets = inv.SyncStateSetHistory()
+        self.master_epochs = inv.MasterEpochHistory()
+        self.applied_epochs = inv.AppliedEpochHistory()
+        self.exempt: set[str] = set()
+        self.heard: dict[tuple[str, str], int] = {}  # (controller, broker) -> last heartbeat delivered
+        self.stuck_since: dict[str, tuple[str, int]] = {}
+        self.masters: list[tuple[int, int, str]] = []  # (time, masterEpoch, broker) as masters start writing
+        self.crash_times: list[tuple[int, str]] = []  # master crashes, for failover times
+        self.failovers: list[float] = []
+        self.first_master_ms: int | None = None
+
+        def factory(node_id, durable, now, draw):
+            if node_id in self.controllers:
+                return ControllerNode(node_id, self.controllers, draw, durable, now, rules=self.controller_rules)
+            return ControllerModeBroker(node_id, self.brokers, self.setups[node_id], durable, now)
+
+        self._start_simulator(factory, (self._observe,))
+
+    # ------------------------------------------------------------------ helpers
+
+    def _record(self, found) -> None:
+        for v in found:
+            self.violate(Violation(v.invariant, f"{v.subject}: {v.detail}", v.subject))
+
+    def current_master(self) -> str | None:
+        """The unfenced master with the largest masterEpoch (None if there is none)."""
+        best = None
+        for b in self.brokers:
+            node = self.sim.nodes[b]
+            if node is not None and node.role_state.writable and node.sync_state is not None:
+                if best is None or node.role_state.master_epoch > self.sim.nodes[best].role_state.master_epoch:
+                    best = b
+        return best
+
+    def active_controller(self) -> str | None:
+        for c in self.controllers:
+            node = self.sim.nodes[c]
+            if node is not None and node.is_active:
+                return c
+        return None
+
+    def not_applicable(self) -> set[str]:
+        return set() if self.all_ack else {"no_acknowledged_message_lost"}
+
+    # ------------------------------------------------------------------ monitor
+
+    def _observe(self, sim, node_id: str, incoming, ready) -> None:
+        node = sim.nodes[node_id]
+        if node is None:
+            return
+        if node_id in self.controllers:
+            if incoming is not None and isinstance(incoming.payload, BrokerHeartbeat):
+                self.heard[(node_id, incoming.src)] = sim.now
+            self._observe_controller(node_id, node)
+        else:
+            self._observe_broker(node_id, node)
+
+    def _observe_controller(self, node_id: str, node: ControllerNode) -> None:
+        config = self.controller_rules.config
+        seen = self._controller_seen.get(node_id)
+        before = seen[2] if seen is not None and seen[0] is node else None
+        if seen is None or seen[0] is not node or seen[1] != node.applied:
+            after = node.metadata
+            if before is not None:
+                self._record(inv.epochs_never_decrease(before, after))
+            self._record(inv.master_in_sync_state_set(after, self.exempt))
+            self.check_codes, found = self.check_codes.observe(after)
+            self._record(found)
+            self.sync_state_sets, found = self.sync_state_sets.observe_controller(after)
+            self._record(found)
+            self.master_epochs, found = self.master_epochs.observe_controller(after)
+            self._record(found)
+            self._controller_seen[node_id] = (node, node.applied, after)
+        for d in node.decisions:
+            self._check_decision(d, config)
+        node.decisions.clear()
+        if node.is_active:
+            self._check_stuck(node_id, node)
+
+    def _check_decision(self, d, config) -> None:
+        response = d.result.response
+        self._record(inv.reply_code_allowed(d.api, response.code))
+        name = getattr(d.request, "broker_name", None)
+        if d.liveness is None or name is None:
+            return  # a CONTROLLER_NOT_LEADER answer
+        self._record(inv.reply_matches_state(name, response, d.after))
+        if d.api == "alter_sync_state_set":
+            self._record(inv.alter_is_compare_and_set(d.before, d.request, response, d.after))
+        if d.api == "elect_master":
+            self._record(inv.elected_master_was_eligible(d.before, d.result.events, config))
+            self._record(inv.elected_master_most_up_to_date(d.before, d.request, response, d.liveness, config))
+
+    def _check_stuck(self, controller: str, node: ControllerNode) -> None:
+        """no_stuck_dead_master, judged by who really heartbeats to the active controller."""
+        now = self.sim.now
+        alive = []
+        for b in self.brokers:
+            broker = self.sim.nodes[b]
+            last = self.heard.get((controller, b))
+            if broker is not None and broker.broker_id is not None and last is not None \
+                    and now - last <= DEFAULT_HEARTBEAT_TIMEOUT_MS:
+                alive.append((BROKER_NAME, broker.broker_id))
+        stuck = {v.subject for v in inv.no_stuck_dead_master(node.metadata, alive, self.controller_rules.config)}
+        for name in list(self.stuck_since):
+            if name not in stuck or self.stuck_since[name][0] != controller:
+                del self.stuck_since[name]
+        for name in sorted(stuck):
+            since = self.stuck_since.setdefault(name, (controller, now))[1]
+            if now - since > STUCK_BOUND_MS:
+                self.violate(Violation("no_stuck_dead_master",
+                                       f"{name}: {controller} keeps a dead master for {now - since} ms "
+                                       f"while an electable broker heartbeats", name))
+                self.stuck_since[name] = (controller, now)
+
+    def _observe_broker(self, node_id: str, node: ControllerModeBroker) -> None:
+        restarted = self._broker_seen.get(node_id) is not node
+        self._broker_seen[node_id] = node
+        state = node.role_state
+        self.applied_epochs, found = self.applied_epochs.observe(node_id, state, restarted)
+        self._record(found)
+        self.master_epochs, found = self.master_epochs.observe(BROKER_NAME, state)
+        self._record(found)
+        for r in node.results:
+            self.results[r.msg_id] = r.status
+        node.results.clear()
+        self.acknowledged.update(node.acknowledged)
+        node.acknowledged.clear()
+        if not (state.writable and node.sync_state is not None):
+            return
+        if not self.masters or self.masters[-1][1:] != (state.master_epoch, node_id):
+            self._master_started(node_id, state.master_epoch)
+        s = node.sync_state
+        for members in (s.local, s.proposed):
+            self._record(inv.proposal_contains_master(node_id, node.broker_id, members))
+        self._record(self.sync_state_sets.check_broker(BROKER_NAME, node_id, s.local, s.local_epoch))
+        members = {}
+        for b in self.brokers:
+            other = self.sim.nodes[b]
+            other_id = other.broker_id if other is not None else None
+            if other is None:
+                durable = self.sim.disk.get(b)
+                other_id = durable.role.broker_id if durable is not None else None
+                end = durable.replica.log[-1][0].end if durable is not None and durable.replica.log else 0
+            else:
+                end = other.max_offset
+            if other_id is not None and other_id in s.local and b != node_id:
+                members[other_id] = end
+        self._record(inv.confirm_offset_bounded(node_id, node.confirm_offset, node.max_offset, members))
+        if self.current_master() == node_id:
+            log = node.log_entries()
+            lost = inv.acknowledged_messages_present(self.acknowledged, log)
+            if self.all_ack:
+                self._record(lost)
+            else:
+                for v in lost:
+                    if v.subject not in {f.subject for f in self.findings}:
+                        self.findings.append(v)
+            self._record(inv.consumed_messages_present(self.consumed, log))
+            self._record(inv.queue_offsets_unique(log))
+
+    def _master_started(self, node_id: str, epoch: int) -> None:
+        now = self.sim.now
+        self.masters.append((now, epoch, node_id))
+        if self.first_master_ms is None:
+            self.first_master_ms = now
+        if self.crash_times and len(self.masters) > 1 and self.masters[-2][2] == self.crash_times[-1][1]:
+            self.failovers.append(float(now - self.crash_times[-1][0]))
+            self.crash_times.clear()
+
+    def run_summary(self) -> RunSummary:
+        metrics = [Metric("acknowledged_messages", float(len(self.acknowledged))),
+                   Metric("written_messages", float(self.written)),
+                   Metric(f"finding_{FINDING_7017}", float(len(self.findings)))]
+        if self.first_master_ms is not None:
+            metrics.append(Metric("time_to_first_leader_ms", float(self.first_master_ms)))
+        metrics += [Metric("failover_ms", f) for f in self.failovers]
+        changes = sum(1 for a, b in zip(self.masters, self.masters[1:]) if a[2] != b[2])
+        return RunSummary(
+            elections=len(self.masters),
+            leader_changes=changes,
+            max_term=max((e for _, e, _ in self.masters), default=0),
+            metrics=tuple(metrics),
+        )
+
+    # ------------------------------------------------------------------ steps
+
+    def step_crash(self, step: Step) -> None:
+        n = self.node_arg(step)
+        if n == self.current_master():
+            self.crash_times.append((self.sim.now, n))
+        super().step_crash(step)
+
+    def step_write(self, step: Step) -> None:
+        count = self.int_arg(step, 0, 1)
+        target = self.node_arg(step, 1) if len(step.args) > 1 else self.current_master()
+        if target is None or self.sim.nodes[target] is None:
+            return  # no master to write to: the producer gets no route
+        for _ in range(count):
+            self.written += 1
+            self.sim.client(target, Produce(f"m{self.written}", f"q{self.written % 2}"))
+
+    def step_consume(self, step: Step) -> None:
+        target = self.node_arg(step, 0) if step.args else self.current_master()
+        node = self.sim.nodes.get(target) if target is not None else None
+        if node is None:
+            return
+        self.consumed.update(e.msg_id for e in node.visible())
+
+    def step_await_master(self, step: Step) -> None:
+        limit = self.sim.now + self.int_arg(step, 0, 60_000)
+        while self.sim.now < limit:
+            master = self.current_master()
+            if master is not None and self._recorded_master_epoch() == self.sim.nodes[master].role_state.master_epoch:
+                return
+            self.sim.run_for(100)
+
+    def _recorded_master_epoch(self) -> int | None:
+        c = self.active_controller()
+        if c is None:
+            return None
+        known = self.sim.nodes[c].metadata.known(BROKER_NAME)
+        return None if known is None else known.sync_state.master_epoch
+
+    # ------------------------------------------------------------------ expectations
+
+    def expect_master(self, step: Step, where: str) -> None:
+        want = self.node_arg(step, 1)
+        if self.current_master() != want:
+            raise ExpectationFailed(f"{where}: but the current master is {self.current_master()}")
+
+    def expect_acknowledged(self, step: Step, where: str) -> None:
+        if len(self.acknowledged) != self.int_arg(step, 1):
+            raise ExpectationFailed(f"{where}: but {len(self.acknowledged)} were acknowledged")
+
+    def expect_finding(self, step: Step, where: str) -> None:
+        name = step.args[1] if len(step.args) > 1 else ""
+        if name != FINDING_7017 or not self.findings:
+            raise ExpectationFailed(f"{where}: no {name} finding was recorded")
+
+    def expect_no_finding(self, step: Step, where: str) -> None:
+        if self.findings:
+            raise ExpectationFailed(f"{where}: but {self.findings[0].subject} was lost ({FINDING_7017})")
+
+
+# ---------------------------------------------------------------------- campaigns
+
+
+def controller_outcomes() -> dict[str, tuple[str, ...]]:
+    """Every outcome the stack's decision procedures can report (for coverage)."""
+    from spec.broker.confirm_offset import ConfirmOutcome
+    from spec.broker.role import PollOutcome, RoleOutcome
+    from spec.broker.sync_state_set import ApplyOutcome, ExpandOutcome
+    from spec.broker.write import ReplicationOutcome
+
+    return {
+        "change_broker_role": tuple(o.value for o in RoleOutcome),
+        "replica_info_poll": tuple(o.value for o in PollOutcome),
+        "maybe_expand": tuple(o.value for o in ExpandOutcome),
+        "maybe_shrink": ("SHRINK", "KEEP"),
+        "on_alter_sync_state_set_reply": tuple(o.value for o in ApplyOutcome if o is not ApplyOutcome.APPLIED) + ("APPLIED",),
+        "compute_master_confirm_offset": tuple(o.value for o in ConfirmOutcome),
+        "replication_status": tuple(o.value for o in ReplicationOutcome if o is not ReplicationOutcome.WAITING),
+        "check_write_admission": ("broker_not_writable", "in_sync_replicas_not_enough", "admitted"),
+    }
+
+
+def generate_controller_script(config: RunConfig, fault_mixes: dict) -> Script:
+    """3 controllers and 2 or 3 brokers; writes, consumes, and faults of the mix on both
+    tiers (broker crashes with flush loss, controller leader crashes, partitions between
+    brokers, between brokers and controllers, inside the controller group)."""
+    if config.fault_mix not in fault_mixes:
+        raise UserError(f"unknown fault mix {config.fault_mix!r} (known: {', '.join(fault_mixes)})")
+    if config.group_size not in (2, 3):
+        raise UserError(f"the controller scenario has 2 or 3 brokers, not {config.group_size}")
+    rng = random.Random(f"{config.seed}:plan")
+    brokers = tuple(f"b{i}" for i in range(1, config.group_size + 1))
+    nodes = CONTROLLERS + brokers
+    faults = fault_mixes[config.fault_mix]
+    options = [("acks", "all" if rng.random() < 0.5 else "default")]
+    if config.group_size == 3 and rng.random() < 0.25:
+        options.append(("learner", "b3"))
+    steps: list[Step] = [Step("await-master", ("30000",)), Step("write", ("3",)), Step("run", ("2000",))]
+    down: set[str] = set()
+    elapsed = 0
+    while elapsed < config.duration_ms:
+        choice = rng.choice(("write", "write", "write", "consume", "run") + faults)
+        up = [n for n in nodes if n not in down]
+        if choice == "write":
+            if rng.random() < 0.2:
+                steps.append(Step("write", (str(rng.randint(1, 3)), rng.choice(brokers))))  # a stale route
+            else:
+                steps.append(Step("write", (str(rng.randint(1, 4)),)))
+        elif choice == "consume":
+            steps.append(Step("consume", (rng.choice(brokers),) if rng.random() < 0.5 else ()))
+        elif choice in ("crash", "crash-leader"):
+            if down and rng.random() < 0.5:
+                n = rng.choice(sorted(down))
+                down.discard(n)
+                steps.append(Step("restart", (n,)))
+            else:
+                pool = [n for n in up if (n in brokers) == (choice == "crash" or rng.random() < 0.5)]
+                live_controllers = [c for c in CONTROLLERS if c not in down]
+                pool = [n for n in pool if n in brokers or len(live_controllers) > 2]
+                if pool:
+                    n = rng.choice(pool)
+                    down.add(n)
+                    steps.append(Step("crash", (n,)))
+        elif choice in ("partition", "isolate-leader"):
+            side = rng.sample(nodes, rng.randint(1, 3))
+            steps.append(Step("partition", tuple(side)))
+            if rng.random() < 0.3:
+                steps.append(Step("heal"))
+        elif choice == "block":
+            a, b = rng.sample(nodes, 2)
+            steps.append(Step("block", (a, b)))
+        elif choice == "lossy":
+            steps.append(Step("net", ("1..60", f"drop={rng.choice(('0.02', '0.1'))}", "dup=0.05")))
+        ms = rng.choice((200, 500, 1500, 4000, 12000, 20000))
+        steps.append(Step("run", (str(ms),)))
+        elapsed += ms
+    steps += [Step("heal"), Step("net", ("default",)), Step("restart-all"), Step("await-master", ("60000",)),
+              Step("write", ("2",)), Step("run", ("5000",)), Step("consume",)]
+    return Script("controller", nodes, config.seed, config.profile, config.adapter, start_spread_ms=500,
+                  steps=tuple(steps), options=tuple(options))
+
+
+def build_controller(script: Script, adapter: str, record_trace: bool = True):
+    return ControllerCluster(script, controller_target(adapter, script.profile), record_trace)
