@@ -1,0 +1,289 @@
+"""``rmqha mutants --scenario S``: does the suite kill every known-bad variant of S?
+
+Mutation testing of the suite itself. A scenario's registry of known-bad variants
+(``Scenario.mutants`` in conformance/campaign.py: name, upstream issue, description,
+the invariant expected to catch it) names the mutants; each one runs as adapter
+``mutant:NAME`` through the same seeded campaign runs as ``rmqha run`` (one generated
+script per seed, every invariant checked after every step), seed after seed, and
+stops at its first failing run, which is shrunk to a minimal replayable script.
+
+Verdicts: KILLED (a run violated a property, and the reference passes that same run),
+SURVIVED (no run failed within --runs), ERROR (the mutant raised instead of violating a
+property). A failing run that the reference fails too proves nothing about the mutant:
+it is counted as inconclusive, reported, and the search goes on.
+
+Exit status: 0 when every selected mutant was killed, 1 when one survived or errored,
+2 for bad input (unknown scenario or mutant).
+"""
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import attrs
+
+from conformance.errors import UserError
+
+DEFAULT_RUNS = 200
+DEFAULT_FAULT_MIXES = ("mixed", "crash", "partition", "lossy", "none")
+DEFAULT_DURATION_MS = 30_000
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "mutants",
+        help="mutation testing: run every known-bad variant of a scenario until the suite kills it",
+        description=__doc__,
+    )
+    p.add_argument("--scenario", required=True, help="scenario family whose mutant registry to run "
+                                                     "(e.g. dledger, truncation)")
+    p.add_argument("--mutant", action="append", default=None, metavar="NAME",
+                   help="run only this mutant; repeat for several (default: every mutant of the scenario)")
+    p.add_argument("--runs", type=int, default=DEFAULT_RUNS,
+                   help="most runs (seeds) per mutant before it is declared SURVIVED (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="first seed (default: 0)")
+    p.add_argument("--profile", default=None, help="spec profile (default: the scenario's default)")
+    p.add_argument("--group-size", type=int, action="append", default=None, metavar="N",
+                   help="group sizes, rotated by seed (default: the scenario's, e.g. 3 and 5 for dledger)")
+    p.add_argument("--fault-mix", action="append", default=None, metavar="MIX",
+                   help="fault mixes, rotated by seed: none, crash, partition, lossy, mixed (default: all)")
+    p.add_argument("--duration-ms", "--duration", dest="duration_ms", type=int, default=DEFAULT_DURATION_MS,
+                   metavar="MS", help="simulated length of each run's fault phase (default: %(default)s ms)")
+    p.add_argument("--out", default=None, metavar="FILE.json", help="write a JSON summary to FILE.json")
+    p.add_argument("--replay-dir", default=None, metavar="DIR",
+                   help="write each killing counterexample to DIR/<scenario>-<mutant>.rmqha")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.set_defaults(func=run)
+
+
+# ---------------------------------------------------------------- one mutant
+
+
+@attrs.frozen(slots=True)
+class MutantOutcome:
+    name: str
+    issue: str | None
+    description: str
+    violates: str | None  # what the registry expects to catch it
+    verdict: str  # KILLED, SURVIVED, ERROR
+    killed_by: str | None  # the run's first violated property
+    violated: tuple[str, ...]  # every property the killing run violated
+    seed: int | None  # the killing (or erroring) seed
+    runs: int  # runs used
+    shrunk_steps: int | None
+    original_steps: int | None
+    seconds: float
+    error: str | None
+    config: dict | None  # the killing run's RunConfig
+    script: str | None  # the shrunk counterexample (replayable .rmqha)
+    inconclusive: tuple[tuple[int, str], ...]  # (seed, why) of failing runs the reference fails too
+
+    @property
+    def as_registered(self) -> bool | None:
+        """Whether the registry's invariant is among those the killing run violated."""
+        if self.verdict != "KILLED" or self.violates is None:
+            return None
+        return self.violates in self.violated
+
+
+def hunt(info, configs, on_run=None, controls: dict | None = None) -> MutantOutcome:
+    """Run ``configs`` (one per seed, adapter ``mutant:NAME``) until one fails where the
+    reference passes. ``controls`` caches the reference's verdict per run across mutants."""
+    from conformance.campaign import run_one
+
+    started = time.perf_counter()
+    used = 0
+    inconclusive: list[tuple[int, str]] = []
+    controls = {} if controls is None else controls
+
+    def outcome(verdict, **kw) -> MutantOutcome:
+        fields = dict(killed_by=None, violated=(), seed=None, shrunk_steps=None, original_steps=None,
+                      error=None, config=None, script=None)
+        fields.update(kw)
+        return MutantOutcome(info.name, info.issue, info.description, info.violates, verdict, runs=used,
+                             seconds=time.perf_counter() - started, inconclusive=tuple(inconclusive), **fields)
+
+    def reference_fails(config) -> str | None:
+        """Why the reference fails this very run (so it proves nothing), or None."""
+        key = attrs.evolve(config, adapter="reference")
+        if key not in controls:
+            control = run_one(key, shrink_budget=0)
+            controls[key] = None if control.verdict == "pass" else (control.first_violation or control.error)
+        return controls[key]
+
+    for config in configs:
+        used += 1
+        try:
+            result = run_one(config)
+        except UserError:
+            raise
+        except Exception as exc:  # the run could not even be built or generated
+            return outcome("ERROR", seed=config.seed, config=attrs.asdict(config),
+                           error=f"{type(exc).__name__}: {exc}".splitlines()[0][:500])
+        if on_run is not None:
+            on_run()
+        if result.first_violation is None and result.verdict != "error":
+            continue
+        why = reference_fails(config)
+        if why is not None:
+            inconclusive.append((config.seed, why))
+            continue
+        if result.first_violation is None:  # the mutant raised instead of violating a property
+            return outcome("ERROR", seed=config.seed, config=attrs.asdict(config), error=result.error)
+        cx = result.counterexample
+        return outcome(
+            "KILLED",
+            killed_by=result.first_violation,
+            violated=tuple(p.name for p in result.properties if p.verdict == "fail"),
+            seed=config.seed,
+            shrunk_steps=cx.shrunk_steps if cx else None,
+            original_steps=cx.original_steps if cx else None,
+            error=result.error,
+            config=attrs.asdict(config),
+            script=cx.script if cx else None,
+        )
+    return outcome("SURVIVED")
+
+
+# ---------------------------------------------------------------- the command
+
+
+def select(scenario, names: list[str] | None):
+    registry = scenario.mutants()
+    if not registry:
+        raise UserError(f"scenario {scenario.name!r} has no registered mutants")
+    if not names:
+        return registry
+    by_name = {m.name: m for m in registry}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        raise UserError(f"unknown mutant {unknown[0]!r} for scenario {scenario.name} "
+                        f"(known: {', '.join(by_name)})")
+    return tuple(by_name[n] for n in dict.fromkeys(names))
+
+
+def _check_paths(args) -> Path | None:
+    if args.out is not None and Path(args.out).is_dir():
+        raise UserError(f"--out {args.out}: is a directory (expected a .json file name)")
+    if args.replay_dir is None:
+        return None
+    d = Path(args.replay_dir)
+    if d.exists() and not d.is_dir():
+        raise UserError(f"--replay-dir {d}: exists and is not a directory")
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--replay-dir {d}: {exc.strerror or exc}") from None
+    return d
+
+
+def run(args) -> int:
+    from tabulate import tabulate
+    from tqdm import tqdm
+
+    from conformance.campaign import FAULT_MIXES, get_scenario, plan_configs
+
+    scenario = get_scenario(args.scenario)
+    selected = select(scenario, args.mutant)
+    if args.runs < 1:
+        raise UserError("--runs must be at least 1")
+    if args.duration_ms < 0:
+        raise UserError("--duration-ms must not be negative")
+    for mix in args.fault_mix or ():
+        if mix not in FAULT_MIXES:
+            raise UserError(f"unknown fault mix {mix!r} (known: {', '.join(FAULT_MIXES)})")
+    replay_dir = _check_paths(args)
+    group_sizes = tuple(args.group_size or scenario.group_sizes)
+    fault_mixes = tuple(args.fault_mix or DEFAULT_FAULT_MIXES)
+
+    started = time.perf_counter()
+    outcomes: list[MutantOutcome] = []
+    controls: dict = {}  # the reference's verdict per run, shared by every mutant
+    for k, info in enumerate(selected, 1):
+        configs = plan_configs("mutants", args.runs, args.seed, scenario.name, (f"mutant:{info.name}",),
+                               args.profile, group_sizes, fault_mixes, args.duration_ms)
+        # a bar per mutant (only on a terminal), a line per finished mutant (always, unless --quiet)
+        bar = tqdm(total=args.runs, desc=f"[{k}/{len(selected)}] {info.name}", unit="run", leave=False,
+                   file=sys.stderr, disable=True if args.quiet else None)
+        try:
+            o = hunt(info, configs, on_run=bar.update, controls=controls)
+        finally:
+            bar.close()
+        outcomes.append(o)
+        if not args.quiet:
+            what = {"KILLED": f"KILLED by {o.killed_by} at seed {o.seed}", "SURVIVED": "SURVIVED",
+                    "ERROR": f"ERROR at seed {o.seed}"}[o.verdict]
+            also = f", {len(o.inconclusive)} failing runs the reference fails too" if o.inconclusive else ""
+            print(f"[{k}/{len(selected)}] {info.name}: {what} ({o.runs} runs{also}, {o.seconds:.1f} s)",
+                  file=sys.stderr, flush=True)
+    seconds = time.perf_counter() - started
+
+    files: dict[str, str] = {}
+    if replay_dir is not None:
+        for o in outcomes:
+            if o.verdict == "KILLED" and o.script is not None:
+                path = replay_dir / f"{scenario.name}-{o.name}.rmqha"
+                path.write_text(o.script if o.script.endswith("\n") else o.script + "\n", encoding="utf-8")
+                files[o.name] = str(path)
+
+    rows = []
+    for o in outcomes:
+        killed_by = o.killed_by or "-"
+        if o.as_registered is False:
+            killed_by += " *"
+        rows.append([o.name, o.issue or "-", o.violates or "-", o.verdict, killed_by,
+                     "-" if o.seed is None else o.seed, o.runs,
+                     "-" if o.shrunk_steps is None else o.shrunk_steps, f"{o.seconds:.1f}"])
+    print(tabulate(rows, headers=["mutant", "upstream issue", "violates", "verdict", "killed by", "seed", "runs",
+                                  "shrunk steps", "seconds"]))
+    if any(o.as_registered is False for o in outcomes):
+        print("* the killing run did not violate the invariant the registry names")
+    for o in outcomes:
+        if o.verdict == "ERROR":
+            print(f"{o.name}: {o.error}")
+    reference_fails = sorted({(seed, why) for o in outcomes for seed, why in o.inconclusive})
+    if reference_fails:
+        print(f"warning: the reference itself fails {len(reference_fails)} of these runs, which count for no "
+              f"mutant: " + ", ".join(f"seed {seed} ({why})" for seed, why in reference_fails))
+    for name, path in files.items():
+        print(f"rmqha replay {shlex.quote(path)}")
+    counts = {v: sum(o.verdict == v for o in outcomes) for v in ("KILLED", "SURVIVED", "ERROR")}
+    print(f"{len(outcomes)} mutants of {scenario.name}: {counts['KILLED']} killed, {counts['SURVIVED']} survived, "
+          f"{counts['ERROR']} errors (at most {args.runs} runs each from seed {args.seed}; {seconds:.1f} s)")
+
+    if args.out is not None:
+        summary = {
+            "scenario": scenario.name,
+            "runs": args.runs,
+            "first_seed": args.seed,
+            "profile": args.profile or scenario.default_profile,
+            "group_sizes": list(group_sizes),
+            "fault_mixes": list(fault_mixes),
+            "duration_ms": args.duration_ms,
+            "seconds": round(seconds, 3),
+            "killed": counts["KILLED"],
+            "survived": counts["SURVIVED"],
+            "errors": counts["ERROR"],
+            "reference_fails": [{"seed": seed, "why": why} for seed, why in reference_fails],
+            "mutants": [
+                {
+                    "mutant": o.name, "issue": o.issue, "description": o.description, "violates": o.violates,
+                    "verdict": o.verdict, "killed_by": o.killed_by, "violated": list(o.violated),
+                    "as_registered": o.as_registered, "seed": o.seed, "runs": o.runs,
+                    "shrunk_steps": o.shrunk_steps, "original_steps": o.original_steps,
+                    "seconds": round(o.seconds, 3), "error": o.error, "config": o.config,
+                    "script": o.script, "script_file": files.get(o.name),
+                    "inconclusive": [{"seed": seed, "reference_fails": why} for seed, why in o.inconclusive],
+                    "replay": f"rmqha replay {shlex.quote(files[o.name])}" if o.name in files else None,
+                }
+                for o in outcomes
+            ],
+        }
+        try:
+            Path(args.out).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"--out {args.out}: {exc.strerror or exc}") from None
+    return 0 if counts["KILLED"] == len(outcomes) else 1
