@@ -117,7 +117,8 @@ def hunt(info, configs, on_run=None, controls: dict | None = None) -> MutantOutc
     for config in configs:
         used += 1
         try:
-            result = run_one(config)
+            # unshrunk first: a run the reference fails too is not worth shrinking
+            result = run_one(config, shrink_budget=0)
         except UserError:
             raise
         except Exception as exc:  # the run could not even be built or generated
@@ -133,6 +134,7 @@ def hunt(info, configs, on_run=None, controls: dict | None = None) -> MutantOutc
             continue
         if result.first_violation is None:  # the mutant raised instead of violating a property
             return outcome("ERROR", seed=config.seed, config=attrs.asdict(config), error=result.error)
+        result = run_one(config)  # again, deterministically, now shrunk to a minimal script
         cx = result.counterexample
         return outcome(
             "KILLED",
