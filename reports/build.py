@@ -20,6 +20,21 @@ from conformance.results.io import CommittedChunk, validated_chunks
 from conformance.results.schema import SCHEMAS, TABLES
 from reports.stats import wilson_upper
 
+FINDING_PREFIX = "finding_"
+# Documented limits a scenario records as ``finding_NAME`` metrics (value: occurrences in
+# the run). ``guarded_by``: the property that holds once the limit's remedy is configured.
+FINDINGS: dict[str, dict[str, str]] = {
+    "acknowledged_lost_default_acks": {
+        "issue": "#7017",
+        "summary": "With the default acknowledgement settings (allAckInSyncStateSet off, inSyncReplicas 1) a "
+                   "master acknowledges a write it alone holds; isolate it, elect another member of the "
+                   "SyncStateSet, and the write is truncated. With allAckInSyncStateSet on, no acknowledged "
+                   "write was lost (property no_acknowledged_message_lost).",
+        "guarded_by": "no_acknowledged_message_lost",
+        "replay": "rmqha replay tests/scenarios/controller/isolation-7017-default-acks.rmqha",
+    },
+}
+
 HISTOGRAM_BINS = 40
 PERCENTILE_SAMPLE = 2_000_000  # values used for percentiles and histograms
 MAX_COUNTEREXAMPLES = 24
@@ -228,6 +243,28 @@ def collate(results_dir: str | Path, spark, validated: tuple[dict, list[Committe
             mutants.append({"mutant": adapter.split(":", 1)[1], "runs": a["runs"], "failed_runs": a["fail"],
                             "killed": a["fail"] > 0, "by": killers})
 
+    # ---- documented findings: limits of a configuration the runs demonstrate (e.g. #7017)
+    finding_rows = metrics.where(F.col("metric").startswith(FINDING_PREFIX))
+    found = {
+        (r["adapter"], r["metric"]): r.asDict()
+        for r in finding_rows.groupBy("adapter", "metric").agg(
+            F.count("*").alias("runs"), F.sum(F.when(F.col("value") > 0, 1).otherwise(0)).alias("runs_with"),
+            F.sum("value").alias("occurrences"), F.min(F.when(F.col("value") > 0, F.col("seed"))).alias("first_seed"),
+        ).collect()
+    }
+    findings = []
+    for (adapter, metric), r in sorted(found.items()):
+        name = metric[len(FINDING_PREFIX):]
+        about = FINDINGS.get(name, {})
+        guarded = about.get("guarded_by")
+        judged = per_adapter.get(adapter, {}).get("runs", 0) - not_applicable.get((adapter, guarded), 0)
+        findings.append({
+            "adapter": adapter, "finding": name, "issue": about.get("issue"), "summary": about.get("summary", ""),
+            "runs": r["runs"], "runs_with": r["runs_with"], "occurrences": int(r["occurrences"] or 0),
+            "first_seed": r["first_seed"], "guarded_by": guarded, "guarded_runs": judged,
+            "guarded_violations": failed.get((adapter, guarded), 0), "replay": about.get("replay"),
+        })
+
     # ---- counterexamples: the shortest per (adapter, property)
     from pyspark.sql.window import Window
 
@@ -245,6 +282,7 @@ def collate(results_dir: str | Path, spark, validated: tuple[dict, list[Committe
         "distributions": distributions,
         "coverage": coverage_rows,
         "mutants": mutants,
+        "findings": findings,
         "counterexamples": examples,
         "totals": {
             "runs": sum(a["runs"] for a in per_adapter.values()),

@@ -181,6 +181,20 @@ def render(data: dict[str, Any], out_dir: str | Path) -> Path:
                     ", ".join(m["by"]) or "–"] for m in data["mutants"]],
                   ["mutant", "runs", "failed runs", "verdict", "killed by"])
 
+    if data.get("findings"):
+        doc.heading(2, "Findings")
+        doc.para("Documented limits of a configuration, shown by the runs (not violations: the property "
+                 "that rules them out is judged only where its remedy is configured).")
+        for f in data["findings"]:
+            doc.heading(3, f"{f['finding']} ({f['issue'] or 'no upstream issue'}): {f['adapter']}")
+            doc.para(f["summary"])
+            doc.table([[f["runs"], f["runs_with"], f["occurrences"], f["first_seed"] if f["first_seed"] is not None else "–",
+                        f"{f['guarded_violations']} of {f['guarded_runs']}" if f["guarded_by"] else "–"]],
+                      ["runs", "runs showing it", "messages", "first seed",
+                       f"{f['guarded_by']} violated (runs with the remedy)" if f["guarded_by"] else "remedy"])
+            if f.get("replay"):
+                doc.para(f"Replay the minimal isolation scenario: `{f['replay']}`")
+
     doc.heading(2, "Counterexamples")
     if not data["counterexamples"]:
         doc.para("No run violated a property.")
@@ -210,6 +224,7 @@ def render(data: dict[str, Any], out_dir: str | Path) -> Path:
         "distributions": [{k: d[k] for k in ("metric", "unit", "rows")} for d in data["distributions"]],
         "never_hit": [f"{c['adapter']} {c['procedure']}:{c['outcome']}" for c in data["coverage"] if c["count"] == 0],
         "mutants": data["mutants"],
+        "findings": data.get("findings", []),
         "counterexamples": [{k: x[k] for k in ("adapter", "seed", "property", "message", "shrunk_steps")}
                             for x in data["counterexamples"]],
     }

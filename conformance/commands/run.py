@@ -4,6 +4,7 @@ from __future__ import annotations
 import datetime as _dt
 import sys
 
+from conformance.campaign import get_scenario
 from conformance.errors import UserError
 from conformance.results.spark import DEFAULT_MASTER
 
@@ -19,7 +20,8 @@ def add_campaign_arguments(p) -> None:
     p.add_argument("--runs", type=int, default=DEFAULTS["runs"], help="runs per adapter (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="first seed (default: 0)")
     p.add_argument("--group-size", type=int, action="append", default=None, metavar="N",
-                   help="group sizes, rotated by seed (default: 3 and 5)")
+                   help="group sizes, rotated by seed (default: the scenario's, e.g. 3 and 5 nodes "
+                        "for dledger, 3 and 2 brokers for controller)")
     p.add_argument("--fault-mix", action="append", default=None, metavar="MIX",
                    help="fault mixes, rotated by seed: none, crash, partition, lossy, mixed (default: all)")
     p.add_argument("--duration", type=int, default=30_000, metavar="MS",
@@ -58,7 +60,7 @@ def campaign_spec_from(args):
         runs=args.runs,
         first_seed=args.seed,
         profile=args.profile,
-        group_sizes=tuple(args.group_size or (3, 5)),
+        group_sizes=tuple(args.group_size or get_scenario(args.scenario).group_sizes),
         fault_mixes=tuple(args.fault_mix or ("mixed", "crash", "partition", "lossy", "none")),
         duration_ms=args.duration,
         chunk_size=chunk,

@@ -49,7 +49,7 @@ from spec.invariants import controller as inv
 CLUSTER = "cluster-a"
 BROKER_NAME = "broker-a"
 CONTROLLERS = ("c1", "c2", "c3")
-FINDING_7017 = "acknowledged_lost_default_acks"
+FINDING_7017 = "acknowledged_lost_default_acks"  # upstream #7017
 # A set may keep a dead master at most this long while an electable broker lives:
 # the heartbeat timeout, two scan periods, and time to commit the election.
 STUCK_BOUND_MS = DEFAULT_HEARTBEAT_TIMEOUT_MS + 2 * 5_000 + 5_000
@@ -174,6 +174,8 @@ class ControllerCluster(SimCluster):
             if node is not None and node.is_active:
                 return c
         return None
+
+    finding_name = FINDING_7017
 
     def not_applicable(self) -> set[str]:
         return set() if self.all_ack else {"no_acknowledged_message_lost"}
