@@ -37,7 +37,13 @@ import attrs
 from reference.dledger_node import DLedgerDurable, DLedgerNode
 from reference.node_api import Draw, Message, Ready
 from spec.controller import codec, scheduling
-from spec.controller.heartbeat import BrokerHeartbeat, HeartbeatLiveness, HeartbeatTable, scan_not_active_broker
+from spec.controller.heartbeat import (
+    BrokerHeartbeat,
+    HeartbeatLiveness,
+    HeartbeatTable,
+    on_broker_heartbeat,
+    scan_not_active_broker,
+)
 from spec.controller.records import (
     EMPTY_METADATA,
     ControllerMetadata,
@@ -331,8 +337,9 @@ class ControllerNode:
         result = self.rules.handle(self.metadata, request, live, is_leader=True)
         self.coverage[(api, result.check)] += 1
         if isinstance(request, RegisterBrokerRequest) and result.code == ResponseCode.SUCCESS:
-            # Registering is a sign of life: upstream records the broker's channel then.
-            self.table = self.rules.on_broker_heartbeat(
+            # Registering is a sign of life: the node that registers a broker records it
+            # (upstream's registerBroker), whatever its heartbeat handling does.
+            self.table = on_broker_heartbeat(
                 self.table,
                 BrokerHeartbeat(request.cluster_name, request.broker_name, request.broker_address, request.broker_id),
                 now,

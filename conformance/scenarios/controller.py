@@ -11,6 +11,8 @@ Steps, besides those every scenario understands (``conformance/scenarios/base.py
 |---|---|
 | ``write [COUNT] [NODE]`` | a producer writes COUNT (default 1) messages to NODE, or to the current master |
 | ``consume [NODE]`` | a consumer reads every visible message of NODE (default: the current master) |
+| ``crash-master`` | crash the current master (nothing if there is none) |
+| ``crash-active-controller`` | crash the controller that serves requests (nothing if none does) |
 | ``await-master [MS]`` | run until a broker is an unfenced master of the controller's masterEpoch (at most MS, default 60000) |
 | ``expect master NODE`` | NODE is the current master |
 | ``expect acknowledged COUNT`` | COUNT messages were acknowledged so far |
@@ -159,14 +161,16 @@ class ControllerCluster(SimCluster):
             self.violate(Violation(v.invariant, f"{v.subject}: {v.detail}", v.subject))
 
     def current_master(self) -> str | None:
-        """The unfenced master with the largest masterEpoch (None if there is none)."""
-        best = None
+        """The unfenced master of the newest masterEpoch any broker has written in (None if
+        that master is down or has stepped down: an old master still unfenced in an older
+        epoch is not current, whatever it believes)."""
+        newest = max((e for _, e, _ in self.masters), default=None)
         for b in self.brokers:
             node = self.sim.nodes[b]
             if node is not None and node.role_state.writable and node.sync_state is not None:
-                if best is None or node.role_state.master_epoch > self.sim.nodes[best].role_state.master_epoch:
-                    best = b
-        return best
+                if newest is None or node.role_state.master_epoch >= newest:
+                    return b
+        return None
 
     def active_controller(self) -> str | None:
         for c in self.controllers:
@@ -265,7 +269,7 @@ class ControllerCluster(SimCluster):
         node.acknowledged.clear()
         if not (state.writable and node.sync_state is not None):
             return
-        if not self.masters or self.masters[-1][1:] != (state.master_epoch, node_id):
+        if not self.masters or state.master_epoch > self.masters[-1][1]:
             self._master_started(node_id, state.master_epoch)
         s = node.sync_state
         for members in (s.local, s.proposed):
@@ -327,6 +331,16 @@ class ControllerCluster(SimCluster):
         if n == self.current_master():
             self.crash_times.append((self.sim.now, n))
         super().step_crash(step)
+
+    def step_crash_master(self, step: Step) -> None:
+        master = self.current_master()
+        if master is not None:
+            self.step_crash(Step("crash", (master,), step.line))
+
+    def step_crash_active_controller(self, step: Step) -> None:
+        active = self.active_controller()
+        if active is not None:
+            self.step_crash(Step("crash", (active,), step.line))
 
     def step_write(self, step: Step) -> None:
         count = self.int_arg(step, 0, 1)
@@ -430,6 +444,10 @@ def generate_controller_script(config: RunConfig, fault_mixes: dict) -> Script:
                 steps.append(Step("write", (str(rng.randint(1, 4)),)))
         elif choice == "consume":
             steps.append(Step("consume", (rng.choice(brokers),) if rng.random() < 0.5 else ()))
+        elif choice == "crash-leader" and rng.random() < 0.5:
+            steps.append(Step(rng.choice(("crash-master", "crash-active-controller"))))
+            steps.append(Step("run", (str(rng.choice((500, 3000, 12000))),)))
+            steps.append(Step("restart-all") if rng.random() < 0.3 else Step(rng.choice(("crash-master", "write"))))
         elif choice in ("crash", "crash-leader"):
             if down and rng.random() < 0.5:
                 n = rng.choice(sorted(down))

@@ -44,7 +44,8 @@ def change_to_master(f: EpochFile, epoch: int, valid_max_offset: int, had_dirty_
                      variant: Variant = REFERENCE) -> MasterChange:
     """Become master of ``epoch`` with a commitlog whose valid data ends at ``valid_max_offset``.
 
-    Refused if the epoch is older than the last one. If the commitlog had a dirty tail
+    Refused if the epoch is older than the last one. Becoming master again of the epoch
+    the file ends with keeps that entry. If the commitlog had a dirty tail
     (invalid bytes past the last valid message, e.g. after a crash), it is dropped and
     the epoch file cut there too (``AutoSwitchHAService.changeToMaster`` cuts only
     then); epochs >= ``epoch`` are dropped; then (epoch, max offset) is appended, which
@@ -54,6 +55,12 @@ def change_to_master(f: EpochFile, epoch: int, valid_max_offset: int, had_dirty_
         return MasterChange(RoleChangeOutcome.REFUSED_OLDER_EPOCH, f, valid_max_offset, False)
     if had_dirty_tail:
         f = truncate_suffix_by_offset(f, valid_max_offset, variant)
+    last = f.last_entry
+    if last is not None and last.epoch == epoch and last.start_offset <= valid_max_offset:
+        # Re-confirmed master of its own epoch (a quick restart): the entry stands. Upstream
+        # drops it and appends (epoch, max offset), moving the epoch's start past what the
+        # broker wrote in it, so its slaves truncate that data (docs/controller-stack.md).
+        return MasterChange(RoleChangeOutcome.ACCEPTED, f, valid_max_offset, False)
     if f.last_epoch >= epoch:
         f = truncate_suffix_by_epoch(f, epoch, variant)
     appended, outcome = append(f, epoch, valid_max_offset, variant)
