@@ -407,7 +407,7 @@ class ControllerModeBroker(BrokerReplica):
         """Controller mode: confirmOffset by the spec; acknowledgement in ``_settle_writes``."""
         if not self._is_master():
             return
-        acks = {c.slave_id: self.acks.get(n, -1) for n, c in self.connections.items() if c.slave_id >= 0}
+        acks = self._member_acks()
         decision = self.rules.compute_master_confirm_offset(
             self.max_offset, self.rules.in_use(self.sync_state), self.broker_id, acks, self.confirm_offset
         )
@@ -416,6 +416,10 @@ class ControllerModeBroker(BrokerReplica):
             self.confirm_offset = decision.confirm_offset
             self._changed()
         self._dispatch_to(self.confirm_offset)
+
+    def _member_acks(self) -> dict[int, int]:
+        """Broker id -> ack offset of every open HA connection (-1 until its first report)."""
+        return {c.slave_id: self.acks.get(n, -1) for n, c in self.connections.items() if c.slave_id >= 0}
 
     def _dispatch_to(self, confirm: int) -> None:
         end = self.rules.dispatch_end(confirm, self.max_offset)
@@ -453,7 +457,7 @@ class ControllerModeBroker(BrokerReplica):
                 self.results.append(ProduceResult(tag.msg_id, PutMessageStatus.SERVICE_NOT_AVAILABLE.value))
             self.pending_writes.clear()
             return
-        acks = {c.slave_id: self.acks.get(n, -1) for n, c in self.connections.items() if c.slave_id >= 0}
+        acks = self._member_acks()
         in_use = self.rules.in_use(self.sync_state)
         waiting = []
         for tag, end, need, deadline in self.pending_writes:

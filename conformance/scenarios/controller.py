@@ -409,7 +409,7 @@ def controller_outcomes() -> dict[str, tuple[str, ...]]:
         "replica_info_poll": tuple(o.value for o in PollOutcome),
         "maybe_expand": tuple(o.value for o in ExpandOutcome),
         "maybe_shrink": ("SHRINK", "KEEP"),
-        "on_alter_sync_state_set_reply": tuple(o.value for o in ApplyOutcome if o is not ApplyOutcome.APPLIED) + ("APPLIED",),
+        "on_alter_sync_state_set_reply": tuple(o.value for o in ApplyOutcome),
         "compute_master_confirm_offset": tuple(o.value for o in ConfirmOutcome),
         "replication_status": tuple(o.value for o in ReplicationOutcome if o is not ReplicationOutcome.WAITING),
         "check_write_admission": ("broker_not_writable", "in_sync_replicas_not_enough", "admitted"),
