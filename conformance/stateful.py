@@ -21,24 +21,14 @@ NODES = ("n1", "n2", "n3")
 WAITS = st.sampled_from([300, 1000, 2500, 7000])
 
 
-class DLedgerMachine(RuleBasedStateMachine):
-    adapter = "reference"
-    profile = "dledger-0.4"
-    scenario = "dledger"
-    nodes = NODES
+class ScenarioMachine(RuleBasedStateMachine):
+    """What every machine shares: rules run script steps on a scenario cluster, and no
+    invariant may be violated after any rule (the message carries the script so far)."""
 
     def __init__(self):
         super().__init__()
         self.steps: list[Step] = []
         self.cluster = None
-
-    @initialize(seed=st.integers(0, 2**16))
-    def start(self, seed):
-        self.script = Script(self.scenario, self.nodes, seed, self.profile, self.adapter, start_spread_ms=1000)
-        self.cluster = get_scenario(self.scenario).build(self.script, self.adapter, record_trace=False)
-
-    def _then_wait(self, ms: int) -> None:
-        self._do("run", str(ms))
 
     def _do(self, op: str, *args: str) -> None:
         step = Step(op, tuple(args))
@@ -46,11 +36,36 @@ class DLedgerMachine(RuleBasedStateMachine):
         self.cluster.current_step = len(self.steps) - 1
         self.cluster.do(step)
 
+    def _then_wait(self, ms: int) -> None:
+        self._do("run", str(ms))
+
     def _down(self):
         return [n for n in self.nodes if self.cluster.sim.nodes[n] is None]
 
     def _up(self):
         return [n for n in self.nodes if self.cluster.sim.nodes[n] is not None]
+
+    def _fail(self, message: str):
+        script = self.script.with_steps(self.steps).render()
+        raise AssertionError(f"{message}\n--- scenario script ---\n{script}")
+
+    @invariant()
+    def no_violation(self):
+        if self.cluster is not None and self.cluster.violations:
+            first = self.cluster.violations[0].violation
+            self._fail(f"{first.property}: {first.message}")
+
+
+class DLedgerMachine(ScenarioMachine):
+    adapter = "reference"
+    profile = "dledger-0.4"
+    scenario = "dledger"
+    nodes = NODES
+
+    @initialize(seed=st.integers(0, 2**16))
+    def start(self, seed):
+        self.script = Script(self.scenario, self.nodes, seed, self.profile, self.adapter, start_spread_ms=1000)
+        self.cluster = get_scenario(self.scenario).build(self.script, self.adapter, record_trace=False)
 
     @rule(ms=WAITS)
     def run(self, ms):
@@ -97,13 +112,6 @@ class DLedgerMachine(RuleBasedStateMachine):
         self._do("append-leader", f"m{body}")
         self._then_wait(ms)
 
-    @invariant()
-    def no_violation(self):
-        if self.cluster is not None and self.cluster.violations:
-            first = self.cluster.violations[0].violation
-            script = self.script.with_steps(self.steps).render()
-            raise AssertionError(f"{first.property}: {first.message}\n--- scenario script ---\n{script}")
-
     def teardown(self):
         if self.cluster is None or self.cluster.violations:
             return  # already failing: no need to judge liveness
@@ -119,3 +127,128 @@ class DLedgerMachine(RuleBasedStateMachine):
 def machine_for(adapter: str, profile: str = "dledger-0.4", scenario: str = "dledger"):
     return type("DLedgerMachineFor", (DLedgerMachine,), {"adapter": adapter, "profile": profile,
                                                          "scenario": scenario})
+
+
+# ---------------------------------------------------------------------- controller mode
+
+CONTROLLERS = ("c1", "c2", "c3")
+BROKERS3 = ("b1", "b2", "b3")
+
+
+class ControllerMachine(ScenarioMachine):
+    """The full RIP-44 stack (``--scenario controller``): 3 controllers and a broker set.
+
+    Rules are the controller scenario's steps: producer writes (to the master or over a
+    stale route), consumer reads, broker and controller crashes and restarts, the
+    master's and the active controller's crash, partitions on both tiers, one-way
+    blocks, lossy and slow links, an operator's master switch. Every invariant of
+    spec/invariants/controller.py is checked after every node activation.
+    """
+
+    adapter = "reference"
+    profile = "rocketmq-5.1"
+    acks = "all"
+    brokers = BROKERS3
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        return CONTROLLERS + self.brokers
+
+    @initialize(seed=st.integers(0, 2**16))
+    def start(self, seed):
+        self.script = Script("controller", self.nodes, seed, self.profile, self.adapter, start_spread_ms=500,
+                             options=(("acks", self.acks),))
+        self.cluster = get_scenario("controller").build(self.script, self.adapter, record_trace=False)
+        self._do("await-master", "30000")
+
+    @rule(ms=WAITS)
+    def run(self, ms):
+        self._do("run", str(ms))
+
+    @rule(count=st.integers(1, 4), data=st.data(), stale=st.booleans(), ms=WAITS)
+    def write(self, count, data, stale, ms):
+        if stale:  # a producer whose route names some broker, master or not
+            self._do("write", str(count), data.draw(st.sampled_from(self.brokers), label="broker"))
+        else:
+            self._do("write", str(count))
+        self._then_wait(ms)
+
+    @rule(data=st.data())
+    def consume(self, data):
+        target = data.draw(st.sampled_from((None,) + self.brokers), label="from")
+        self._do("consume", *((target,) if target else ()))
+
+    @rule(data=st.data(), ms=WAITS)
+    def crash(self, data, ms):
+        up = self._up()
+        if up:
+            self._do("crash", data.draw(st.sampled_from(up), label="node"))
+        self._then_wait(ms)
+
+    @rule(data=st.data(), read=st.booleans(), ms=WAITS)
+    def restart(self, data, read, ms):
+        down = self._down()
+        if down:
+            node = data.draw(st.sampled_from(down), label="node")
+            self._do("restart", node)
+            if read and node in self.brokers:
+                self._do("consume", node)  # a consumer still routed to it
+        self._then_wait(ms)
+
+    @rule(which=st.sampled_from(("crash-master", "crash-active-controller")), ms=WAITS)
+    def crash_leader(self, which, ms):
+        self._do(which)
+        self._then_wait(ms)
+
+    @rule(data=st.data(), ms=WAITS)
+    def partition(self, data, ms):
+        side = data.draw(st.lists(st.sampled_from(self.nodes), min_size=1, max_size=3, unique=True), label="side")
+        self._do("partition", *side)
+        self._then_wait(ms)
+
+    @rule(data=st.data(), ms=WAITS)
+    def block(self, data, ms):
+        a, b = data.draw(st.lists(st.sampled_from(self.nodes), min_size=2, max_size=2, unique=True), label="link")
+        self._do("block", a, b)
+        self._then_wait(ms)
+
+    @rule(ms=WAITS)
+    def heal(self, ms):
+        self._do("heal")
+        self._then_wait(ms)
+
+    @rule(lossy=st.booleans(), ms=WAITS)
+    def net(self, lossy, ms):
+        self._do("net", *(("1..60", "drop=0.1", "dup=0.05") if lossy else ("default",)))
+        self._then_wait(ms)
+
+    @rule(data=st.data(), switches=st.integers(1, 3), gap=st.sampled_from((300, 800)))
+    def switch_master(self, data, switches, gap):
+        """An operator moves the master, maybe while one broker hears the controllers late."""
+        slowed = data.draw(st.sampled_from((None,) + self.brokers), label="slowed")
+        if slowed:
+            for c in CONTROLLERS:
+                self._do("slow", c, slowed, "200..3000")
+        for _ in range(switches):
+            self._do("elect")
+            self._then_wait(gap)
+        if slowed:
+            self._then_wait(3000)
+            for c in CONTROLLERS:
+                self._do("slow", c, slowed, "off")
+
+    def teardown(self):
+        if self.cluster is None or self.cluster.violations:
+            return  # already failing: no need to judge liveness
+        # every fault ends: a master must emerge, take writes and serve them
+        for step in (("heal",), ("net", "default"), ("restart-all",), ("await-master", "60000"),
+                     ("write", "2"), ("run", "5000"), ("consume",)):
+            self._do(*step)
+        self.no_violation()
+        if self.cluster.current_master() is None:
+            self._fail("no master within 60 s after every fault ended")
+
+
+def controller_machine_for(adapter: str = "reference", acks: str = "all", brokers: int = 3):
+    return type("ControllerMachineFor", (ControllerMachine,),
+                {"adapter": adapter, "acks": acks, "brokers": BROKERS3[:brokers]})

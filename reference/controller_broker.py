@@ -80,6 +80,7 @@ class Produce:
 
     msg_id: str
     queue: str = "q0"
+    size: int = MESSAGE_SIZE  # bytes of commitlog it takes
 
 
 @attrs.frozen(slots=True)
@@ -106,7 +107,6 @@ class BrokerDurable:
     registration: reg.BrokerRegistrationState
     role: BrokerRoleState  # persisted; a correct restart keeps only the id (spec.broker.role.on_restart)
     confirm_offset: int  # the checkpoint's confirmOffset
-    local_sync_state_set: Optional[MasterSyncStateSet] = None
 
 
 class ControllerModeBroker(BrokerReplica):
@@ -118,12 +118,10 @@ class ControllerModeBroker(BrokerReplica):
         if durable is None:
             self.registration = reg.BrokerRegistrationState(setup.cluster_name, setup.broker_name, node_id)
             self.role_state = BrokerRoleState(broker_id=None)
-            persisted_sss = None
         else:
             self.registration = reg.on_restart(durable.registration)
             self.role_state = self.rules.on_restart(durable.role)
             self.confirm_offset = min(durable.confirm_offset, self.max_offset)
-            persisted_sss = durable.local_sync_state_set
         self.restarted = durable is not None
         self.sync_state: Optional[MasterSyncStateSet] = None
         self.caught_up: dict[int, int] = {}
@@ -142,8 +140,9 @@ class ControllerModeBroker(BrokerReplica):
         self.dispatch = self.rules.recovered_dispatch_end(self.confirm_offset, self.max_offset)
         self.next_queue_offsets = self.rules.next_queue_offsets_after_recovery(entries, self.confirm_offset)
         if self.role_state.writable and durable is not None:
-            # Only a broker that trusts its persisted role (the #6508 mutant) resumes as master.
-            self._start_master(self.role_state.master_epoch, persisted_sss, now)
+            # Only a broker that does not wait for the controller (the #6508 mutant) starts as
+            # a master; its SyncStateSet is itself, as no controller has named one.
+            self._start_master(self.role_state.master_epoch, None, now)
 
     # ------------------------------------------------------------------ views
 
@@ -173,8 +172,7 @@ class ControllerModeBroker(BrokerReplica):
         return s
 
     def durable(self) -> BrokerDurable:
-        local = None if self.sync_state is None else MasterSyncStateSet(self.sync_state.local, self.sync_state.local_epoch)
-        return BrokerDurable(super().durable(), self.registration, self.role_state, self.confirm_offset, local)
+        return BrokerDurable(super().durable(), self.registration, self.role_state, self.confirm_offset)
 
     def crash(self) -> BrokerDurable:
         return self.durable()
@@ -440,7 +438,7 @@ class ControllerModeBroker(BrokerReplica):
         queue_offset = self.next_queue_offsets.get(p.queue, 0)
         self.next_queue_offsets = {**self.next_queue_offsets, p.queue: queue_offset + 1}
         tag = MessageTag(p.msg_id, p.queue, queue_offset)
-        msg = LogMessage(self.max_offset, MESSAGE_SIZE, self.epoch)
+        msg = LogMessage(self.max_offset, p.size, self.epoch)
         self.log.append(msg)
         self.ids.append(tag)
         self._changed()

@@ -16,7 +16,7 @@ import attrs
 
 from spec.broker import confirm_offset as _confirm
 from spec.broker import sync_state_set as _sss
-from spec.broker.records import BrokerRoleState
+from spec.broker.records import BrokerRoleState, Role
 from spec.broker.role import RoleDecision, RoleOutcome, change_broker_role
 from spec.broker.rules import DEFAULT_BROKER_RULES, BrokerRules
 from spec.controller import api as _api
@@ -205,9 +205,13 @@ def _shrink_including_master(local, master_id, caught_up_time, now, config=_sss.
     return decision
 
 
-def _restart_unfenced(persisted: BrokerRoleState) -> BrokerRoleState:
-    """#6508: a restarted broker served writes in its persisted role before the controller confirmed it."""
-    return attrs.evolve(persisted, fenced=False)
+def _restart_in_configured_role(persisted: BrokerRoleState) -> BrokerRoleState:
+    """#6508: before the fix a restarted broker served at once in its configured role, a
+    master, at the last masterEpoch it knew, before the controller had confirmed any role."""
+    if persisted.broker_id is None:
+        return BrokerRoleState(broker_id=None)  # never registered: nothing to serve as
+    return attrs.evolve(persisted, role=Role.MASTER, fenced=False, master_broker_id=persisted.broker_id,
+                        master_address=None)
 
 
 def _recovered_dispatch_to_log_end(confirm_offset: int, max_offset: int) -> int:
@@ -293,8 +297,9 @@ _ALL = (
     ),
     Mutant(
         "writes-before-role-confirmed", "#6508",
-        "a restarted broker is not fenced: it takes writes in its persisted role before registering",
-        BROKER, {"on_restart": _restart_unfenced}, "no_acknowledged_message_lost",
+        "a restarted broker is not fenced: it serves as a master of its last known masterEpoch "
+        "(its configured role) before the controller confirms a role",
+        BROKER, {"on_restart": _restart_in_configured_role}, "one_master_per_master_epoch",
     ),
     Mutant(
         "consume-queue-past-confirm-offset", "#6609",

@@ -133,6 +133,7 @@ class Simulator:
         self.disk: dict[str, Any] = {n: None for n in self.node_ids}
         self.incarnation: dict[str, int] = {n: 0 for n in self.node_ids}
         self.blocked: set[tuple[str, str]] = set()  # (src, dst) links that lose messages
+        self.slow: dict[tuple[str, str], tuple[int, int]] = {}  # (src, dst) links -> extra delay range
         self.in_flight: list[Message] = []  # manual mode only
         self.messages_sent = 0
         self.steps = 0  # node activations (ticks and deliveries)
@@ -225,8 +226,12 @@ class Simulator:
             self._emit("drop", m.src, m)
             return
         copies = 2 if net.duplicate and rng.random() < net.duplicate else 1
+        extra = self.slow.get((m.src, m.dst))
         for _ in range(copies):
-            self._schedule(self.now + rng.randint(net.min_delay_ms, net.max_delay_ms), _DELIVER, m)
+            delay = rng.randint(net.min_delay_ms, net.max_delay_ms)
+            if extra is not None:  # drawn only while a slowdown is on: other traces are unchanged
+                delay += rng.randint(*extra)
+            self._schedule(self.now + delay, _DELIVER, m)
         if copies == 2:
             self._emit("duplicate", m.src, m)
 
@@ -320,6 +325,18 @@ class Simulator:
     def heal(self) -> None:
         self.blocked = set()
         self._emit("heal")
+
+    def slow_down(self, src: str, dst: str, delay_ms: tuple[int, int] | None) -> None:
+        """Delay every message from ``src`` to ``dst`` by a further ``delay_ms`` range (None:
+        back to normal), so messages on that link overtake each other: a congested
+        route, a sender's thread pool running late."""
+        self._check_node(src)
+        self._check_node(dst)
+        if delay_ms is None:
+            self.slow.pop((src, dst), None)
+        else:
+            self.slow[(src, dst)] = delay_ms
+        self._emit("slow", None, {"link": [src, dst], "extra_delay_ms": None if delay_ms is None else list(delay_ms)})
 
     def set_net(self, net: NetConfig) -> None:
         self.net = net

@@ -33,6 +33,16 @@ FINDINGS: dict[str, dict[str, str]] = {
         "guarded_by": "no_acknowledged_message_lost",
         "replay": "rmqha replay tests/scenarios/controller/isolation-7017-default-acks.rmqha",
     },
+    "no_consistent_point": {
+        "issue": "the truncation note",
+        "summary": "After a failover to a replica that holds none of a slave's epochs (an unclean choice: "
+                   "the truncation scenario's controller may pick any replica), the slave's handshake finds "
+                   "no consistent point and it cannot go on until an operator wipes it. The note asks the "
+                   "suite to report this; a handshake that fails although the slave's log is a prefix of "
+                   "the master's is a violation instead (property handshake-progress).",
+        "guarded_by": "handshake-progress",
+        "replay": "rmqha replay tests/scenarios/truncation/no-consistent-point-unclean-failover.rmqha",
+    },
 }
 
 HISTOGRAM_BINS = 40

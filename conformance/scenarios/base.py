@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterable
 import attrs
 
 from conformance.errors import UserError
+from conformance.runresult import Metric
 from conformance.script import Script, Step
 from reference.simulator import NetConfig, SimulationError, Simulator, trace_to_jsonl
 from spec.invariants import Violation
@@ -59,6 +60,14 @@ def parse_net(args: tuple[str, ...], where: str) -> NetConfig:
 
 
 @attrs.frozen(slots=True)
+class Finding:
+    """An occurrence of a documented limit (``SimCluster.finding_name``), not a violation."""
+
+    subject: str  # the message, broker or replica it is about
+    detail: str
+
+
+@attrs.frozen(slots=True)
 class RunSummary:
     """What a run reports besides its violations (see conformance.runresult.RunResult)."""
 
@@ -80,6 +89,9 @@ class SimCluster:
         self.violations: list[Recorded] = []
         self.coverage: Counter = Counter()
         self.current_step = -1
+        # Documented findings: a limit of the configuration the run demonstrates (e.g.
+        # #7017), reported as the metric finding_<finding_name>, never as a violation.
+        self.findings: list[Finding] = []
         for node, _ in script.boot_at:
             if node not in self.peers:
                 raise UserError(f"boot: unknown node {node!r} (nodes: {' '.join(self.peers)})")
@@ -192,6 +204,22 @@ class SimCluster:
     def step_heal(self, step: Step) -> None:
         self.sim.heal()
 
+    def step_slow(self, step: Step) -> None:
+        """``slow A B MIN..MAX``: every message from A to B takes MIN..MAX ms more; ``slow A B off``."""
+        src, dst = self.node_arg(step, 0), self.node_arg(step, 1)
+        spec = step.args[2] if len(step.args) > 2 else ""
+        if spec == "off":
+            self.sim.slow_down(src, dst, None)
+            return
+        low, sep, high = spec.partition("..")
+        try:
+            window = (int(low), int(high if sep else low))
+        except ValueError:
+            window = (-1, -1)
+        if not 0 <= window[0] <= window[1]:
+            raise UserError(f"line {step.line}: slow: want 'slow A B MIN..MAX' or 'slow A B off', not {step.render()!r}")
+        self.sim.slow_down(src, dst, window)
+
     def step_net(self, step: Step) -> None:
         self.sim.set_net(parse_net(step.args, f"line {step.line}"))
 
@@ -220,6 +248,28 @@ class SimCluster:
         if handler is None:
             raise UserError(f"{where}: unknown expectation {what!r}")
         handler(step, where)
+
+    finding_name: str | None = None  # the one finding a scenario documents, if any
+
+    def add_finding(self, subject: str, detail: str) -> None:
+        """Record the scenario's finding about ``subject`` (once per subject)."""
+        if subject not in {f.subject for f in self.findings}:
+            self.findings.append(Finding(subject, detail))
+
+    def finding_metrics(self) -> tuple:
+        if self.finding_name is None:
+            return ()
+        return (Metric(f"finding_{self.finding_name}", float(len(self.findings))),)
+
+    def expect_finding(self, step: Step, where: str) -> None:
+        name = step.args[1] if len(step.args) > 1 else ""
+        if name != self.finding_name or not self.findings:
+            raise ExpectationFailed(f"{where}: no {name} finding was recorded")
+
+    def expect_no_finding(self, step: Step, where: str) -> None:
+        if self.findings:
+            f = self.findings[0]
+            raise ExpectationFailed(f"{where}: but {f.subject}: {f.detail} ({self.finding_name})")
 
     def expect_no_violation(self, step: Step, where: str) -> None:
         if self.violations:

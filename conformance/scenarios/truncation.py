@@ -10,6 +10,7 @@ Steps, besides those every scenario understands (``conformance/scenarios/base.py
 | ``expect epochs N e@s ...`` | N's epoch file, e.g. ``expect epochs r2 1@0 3@40`` |
 | ``expect max N OFFSET`` | N's log ends at OFFSET |
 | ``expect acknowledged COUNT`` | exactly COUNT messages were acknowledged so far |
+| ``expect finding no_consistent_point`` / ``expect no-finding`` | a slave found (or no slave found) no consistent point where the logs diverge (a documented finding, not a violation) |
 
 A restarted replica rejoins as a slave of the current master (the controller's job in
 the full stack). Invariants (``spec/invariants/truncation.py``) are checked after
@@ -53,6 +54,7 @@ def truncation_target(adapter: str) -> TruncationTarget:
 
 class TruncationCluster(SimCluster):
     scenario = "truncation"
+    finding_name = "no_consistent_point"
 
     def __init__(self, script: Script, target: TruncationTarget, record_trace: bool = True):
         super().__init__(script, record_trace)
@@ -85,10 +87,13 @@ class TruncationCluster(SimCluster):
             self.violate(v)
         if view.last_handshake != self._handshakes.get(node_id):
             self._handshakes[node_id] = view.last_handshake
-            found = inv.check_handshake_progress(view)
-            if found is not None:
-                self.violate(found)
             master = sim.nodes.get(view.last_handshake[0]) if view.last_handshake else None
+            if master is not None:  # (a master that died since it answered cannot be compared)
+                found, finding = inv.check_handshake_progress(view, master.observe())
+                if found is not None:
+                    self.violate(found)
+                if finding is not None:
+                    self.add_finding(finding.node, finding.message)
             if master is not None and view.last_handshake[1] >= 0:
                 found = inv.check_prefix_agreement(view, master.observe(), view.last_handshake[1])
                 if found is not None:
@@ -106,7 +111,7 @@ class TruncationCluster(SimCluster):
             leader_changes=sum(1 for a, b in zip(self.elections, self.elections[1:]) if a[2] != b[2]),
             max_term=self.epoch,
             metrics=(Metric("acknowledged_messages", float(len(self.acknowledged))),
-                     Metric("written_messages", float(self.written))),
+                     Metric("written_messages", float(self.written)), *self.finding_metrics()),
         )
 
     # ------------------------------------------------------------------ steps

@@ -110,24 +110,16 @@ def default_acks_failover(all_ack: bool):
     return inv.acknowledged_messages_present(acked, [msg(0)])
 
 
-def restarted_old_master_takes_writes(controller=DEFAULT_RULES, broker=DEFAULT_BROKER_RULES):
-    """#6508. A (master, epoch 1) died; B was elected (epoch 2) and died too. A restarts:
-    it must stay fenced -- the controller's master is B, and A is not in {B} -- yet the
-    name server may still route producers to it. Later B returns as master."""
-    metadata = controller_state(B, 2, {B}, 2)
-    a = broker.on_restart(master_role(A, 1))
-    acked = set()
-    appended, ok = write(broker, a, MasterSyncStateSet({A}, 1), msg(5), acks={})
-    if ok:
-        acked.add("m5")
-    registered = broker.on_register_reply(a, controller.handle(metadata, RegisterBrokerRequest(CLUSTER, NAME, addr(A), A), alive(A)).response)
-    elect = controller.handle(metadata, ElectMasterRequest.of_broker_trigger(CLUSTER, NAME, A), alive(A))
-    assert elect.code == ResponseCode.CONTROLLER_ELECT_MASTER_FAILED
-    a = broker.on_elect_reply(registered.state, elect.response).state
-    assert a.fenced == (not ok)  # the spec keeps A fenced all along
-    # B comes back: the register reply names it master at epoch 2; its log never had m5.
-    b_log = [msg(0)]
-    return inv.acknowledged_messages_present(acked, b_log)
+def restarted_slave_serves_before_its_role_is_confirmed(controller=DEFAULT_RULES, broker=DEFAULT_BROKER_RULES):
+    """#6508. A is master of {A, B} in masterEpoch 1; B, its slave, restarts. Until the
+    controller confirms a role B must refuse writes: the controller's master of epoch 1 is A."""
+    metadata = controller_state(A, 1, {A, B}, 2)
+    history, found = inv.MasterEpochHistory().observe_controller(metadata)
+    assert found == []
+    slave = BrokerRoleState(B, Role.SLAVE, 1, A, addr(A), fenced=False, registered=True)
+    b = broker.on_restart(slave)
+    _, found = history.observe(NAME, b)
+    return found
 
 
 def consumed_past_confirm_offset(controller=DEFAULT_RULES, broker=DEFAULT_BROKER_RULES):

@@ -8,7 +8,7 @@ from spec.broker.rules import DEFAULT_BROKER_RULES
 
 STORIES = {
     "expand-counted-after-ack": story.expansion_reply_lost,
-    "writes-before-role-confirmed": story.restarted_old_master_takes_writes,
+    "writes-before-role-confirmed": story.restarted_slave_serves_before_its_role_is_confirmed,
     "consume-queue-past-confirm-offset": story.consumed_past_confirm_offset,
     "queue-offsets-reused-after-restart": story.queue_offsets_after_restart,
     "new-master-adopts-self": story.quick_master_restart,

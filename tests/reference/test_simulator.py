@@ -110,3 +110,36 @@ def test_manual_network_errors_name_the_missing_message():
         sim.deliver("a", "b", "str")
     with pytest.raises(SimulationError, match="unknown node"):
         sim.crash("zz")
+
+
+def test_a_slow_link_delays_and_reorders_only_its_own_messages():
+    sim = Simulator(3, ("a", "b", "c"), Echo, NetConfig(5, 5))
+    sim.run_for(1)
+    sim.slow_down("a", "b", (100, 2000))
+    sent = sim.now
+    for _ in range(20):
+        sim._send(Message("a", "b", "ping"))
+        sim._send(Message("a", "c", "ping"))
+    sim.run_for(10)
+    assert sim.nodes["c"].count == 20 and sim.nodes["b"].count == 0  # a->c keeps its 5 ms
+    sim.run_for(2100)
+    assert sim.nodes["b"].count == 20
+    arrivals = [e.time - sent for e in sim.trace if e.kind == "deliver" and e.node == "b"]
+    assert min(arrivals) >= 105 and max(arrivals) <= 2005 and len(set(arrivals)) > 1
+    sim.slow_down("a", "b", None)
+    sim._send(Message("a", "b", "ping"))
+    sim.run_for(10)
+    assert sim.nodes["b"].count == 21  # back to 5 ms
+    assert [e.data for e in sim.trace if e.kind == "slow"] == [
+        {"link": ["a", "b"], "extra_delay_ms": [100, 2000]}, {"link": ["a", "b"], "extra_delay_ms": None}]
+
+
+def test_slow_step_rejects_a_malformed_window():
+    from conformance.errors import UserError
+    from conformance.script import parse_script
+
+    text = "scenario dledger\nnodes n1 n2 n3\nseed 1\nslow n1 n2 {}\n"
+    for bad in ("fast", "9..3", ""):
+        with pytest.raises(UserError, match="slow A B MIN..MAX"):
+            execute(parse_script(text.format(bad)), "reference")
+    assert not execute(parse_script(text.format("10..20")), "reference").violations
