@@ -43,7 +43,6 @@ from reference.broker_replica import MESSAGE_SIZE
 from reference.controller_broker import BrokerSetup, ControllerModeBroker, Produce
 from reference.controller_node import ControllerCall, ControllerNode
 from reference.mutants_controller import MUTANTS, broker_rules, controller_rules
-from spec.broker.records import Role
 from spec.broker.rules import DEFAULT_BROKER_RULES
 from spec.controller.heartbeat import BrokerHeartbeat, DEFAULT_HEARTBEAT_TIMEOUT_MS
 from spec.controller.records import ElectMasterRequest

@@ -1,6 +1,5 @@
 """End to end on Spark local[2]: a campaign as a Spark job, then the report."""
 import json
-from pathlib import Path
 
 import pytest
 
