@@ -183,17 +183,19 @@ def render(data: dict[str, Any], out_dir: str | Path) -> Path:
 
     if data.get("findings"):
         doc.heading(2, "Findings")
-        doc.para("Documented limits of a configuration, shown by the runs (not violations: the property "
-                 "that rules them out is judged only where its remedy is configured).")
+        doc.para("Documented limits shown by the runs: not violations. Each names the property that "
+                 "judges the cases the limit does not cover (with #7017's remedy, allAckInSyncStateSet, "
+                 "no acknowledged write may be lost; a slave whose log is a prefix of its master's must "
+                 "find a consistent point).")
         for f in data["findings"]:
             doc.heading(3, f"{f['finding']} ({f['issue'] or 'no upstream issue'}): {f['adapter']}")
             doc.para(f["summary"])
             doc.table([[f["runs"], f["runs_with"], f["occurrences"], f["first_seed"] if f["first_seed"] is not None else "–",
                         f"{f['guarded_violations']} of {f['guarded_runs']}" if f["guarded_by"] else "–"]],
-                      ["runs", "runs showing it", "messages", "first seed",
-                       f"{f['guarded_by']} violated (runs with the remedy)" if f["guarded_by"] else "remedy"])
+                      ["runs", "runs showing it", "occurrences", "first seed",
+                       f"runs violating {f['guarded_by']}" if f["guarded_by"] else "guarded by"])
             if f.get("replay"):
-                doc.para(f"Replay the minimal isolation scenario: `{f['replay']}`")
+                doc.para(f"Replay a minimal case: `{f['replay']}`")
 
     doc.heading(2, "Counterexamples")
     if not data["counterexamples"]:
