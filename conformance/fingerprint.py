@@ -162,10 +162,17 @@ def describe_adapter(adapter: str, scenario: str, profile: str | None) -> dict:
     from conformance.campaign import get_scenario
 
     get_scenario(scenario)
-    if scenario == "truncation":
-        from conformance.scenarios.truncation import truncation_target
+    if scenario in ("truncation", "controller"):
+        # The in-process stacks (reference and mutants; no adapter protocol yet): no
+        # handler-level fingerprint is taken.
+        if scenario == "truncation":
+            from conformance.scenarios.truncation import truncation_target as target_of
 
-        t = truncation_target(adapter)
+            t = target_of(adapter)
+        else:
+            from conformance.scenarios.controller import controller_target
+
+            t = controller_target(adapter, profile)
         return {"adapter": adapter, "implementation": t.implementation, "version": t.version,
                 "profile": profile, "fingerprint": None, "fingerprint_text": None}
     from adapters import resolve

@@ -79,3 +79,16 @@ def test_every_mutant_is_killed_by_a_short_campaign_or_a_pinned_counterexample()
     assert set(QUICK) | set(SLOW) == set(MUTANTS)
     for name, script in SLOW.items():  # (tests/scenarios replays them: each still kills)
         assert f"adapter mutant:{name}\n" in open(f"tests/scenarios/controller/{script}").read()
+
+
+def test_a_campaign_runs_controller_mutants_and_names_bad_ones_in_one_line(tmp_path, capsys):
+    from conformance.cli import main
+
+    out = tmp_path / "results"
+    status = main(["run", "--scenario", "controller", "--adapter", "mutant:shrink-removes-master", "--runs", "1",
+                   "--no-spark", "--quiet", "--out", str(out)])
+    assert status == 1 and "1 failed" in capsys.readouterr().out  # seed 0 kills it (see QUICK)
+    assert main(["run", "--scenario", "controller", "--adapter", "mutant:bogus", "--runs", "1", "--no-spark",
+                 "--out", str(tmp_path / "other")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unknown controller mutant 'bogus'" in err[0]
