@@ -14,7 +14,9 @@ may truncate is never delivered.
   member that has just (re)connected or whose log is empty, breaking the note's own
   invariant, so consumers may read what a failover to that member loses. That rule is
   the mutant ``confirm-offset-skips-unacked-member``.
-* Slave: ``min(confirmOffset from the master's transfer header, own maxOffset)``.
+* Slave: ``min(confirmOffset from the master's transfer header, own maxOffset)``, the
+  rule the slave applies to each transfer header (one definition:
+  ``spec.truncation.replication.slave_confirm_offset``, re-exported here).
 """
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ import enum
 from typing import Mapping
 
 import attrs
+
+from spec.truncation import replication as _replication
 
 
 class ConfirmOutcome(enum.Enum):
@@ -55,8 +59,7 @@ def compute_master_confirm_offset(
     return ConfirmDecision(ConfirmOutcome.COMPUTED, confirm)
 
 
-def slave_confirm_offset(header_confirm_offset: int, own_max_offset: int) -> int:
-    return min(header_confirm_offset, own_max_offset)
+slave_confirm_offset = _replication.slave_confirm_offset  # the slave's rule has one definition
 
 
 def dispatch_end(confirm_offset: int, max_offset: int) -> int:
