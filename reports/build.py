@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from conformance.results.io import CommittedChunk, validated_chunks
+from conformance.results.rollup import combine
 from conformance.results.schema import SCHEMAS, TABLES
 from reports.stats import wilson_upper
 
@@ -101,19 +102,12 @@ def _read(spark, files: Sequence[str], table: str):
     return spark.read.schema(from_arrow_schema(SCHEMAS[table])).parquet(*files)
 
 
-def collate(results_dir: str | Path, spark, validated: tuple[dict, list[CommittedChunk]] | None = None) -> dict[str, Any]:
-    """Aggregate a campaign directory (validated here unless ``validated`` is given) into a plain dict."""
+def _scan_runs(runs):
+    """Run groups and the failed / not applicable counts by scanning every run row."""
     from pyspark.sql import functions as F
 
-    manifest, chunks = validated or validated_chunks(Path(results_dir))
-    parts = {t: [c.files[t] for c in chunks] for t in TABLES}
-    runs = _read(spark, parts["runs"], "runs")
-    metrics = _read(spark, parts["metrics"], "metrics")
-    coverage = _read(spark, parts["coverage"], "coverage")
-    cx = _read(spark, parts["counterexamples"], "counterexamples")
-
-    # ---- runs per (adapter, scenario, profile, fault mix, size); failed and not applicable
-    # properties are lists in runs, almost always empty: exploding them is one cheap scan
+    # failed and not applicable properties are lists in runs, almost always empty:
+    # exploding them is one cheap scan
     groups = [
         r.asDict()
         for r in runs.groupBy("adapter", "scenario", "profile", "fault_mix", "group_size")
@@ -138,10 +132,48 @@ def collate(results_dir: str | Path, spark, validated: tuple[dict, list[Committe
         .groupBy("adapter", "property", "kind").agg(F.count("*").alias("n"))
         .collect()
     )
-    groups.sort(key=lambda g: (g["adapter"], g["scenario"], g["fault_mix"], g["group_size"]))
-    per_adapter: dict[str, dict] = {}
     failed = {(r["adapter"], r["property"]): r["n"] for r in listed if r["kind"] == "fail"}
     not_applicable = {(r["adapter"], r["property"]): r["n"] for r in listed if r["kind"] == "na"}
+    return groups, failed, not_applicable
+
+
+def _scan_metric_stats(metrics, names):
+    """Exact statistics per (adapter, metric) of ``metrics`` (a distribution or a finding) by scanning."""
+    from pyspark.sql import functions as F
+
+    return {
+        (r["adapter"], r["metric"]): r.asDict()
+        for r in metrics.where(F.col("metric").isin(names) | F.col("metric").startswith(FINDING_PREFIX))
+        .groupBy("adapter", "metric")
+        .agg(F.count("*").alias("n"), F.avg("value").alias("mean"), F.min("value").alias("min"),
+             F.max("value").alias("max"), F.sum("value").alias("occurrences"),
+             F.sum(F.when(F.col("value") > 0, 1).otherwise(0)).alias("runs_with"),
+             F.min(F.when(F.col("value") > 0, F.col("seed"))).alias("first_seed"))
+        .collect()
+    }
+
+
+def collate(results_dir: str | Path, spark, validated: tuple[dict, list[CommittedChunk]] | None = None) -> dict[str, Any]:
+    """Aggregate a campaign directory (validated here unless ``validated`` is given) into a plain dict."""
+    from pyspark.sql import functions as F
+
+    manifest, chunks = validated or validated_chunks(Path(results_dir))
+    parts = {t: [c.files[t] for c in chunks] for t in TABLES}
+    runs = _read(spark, parts["runs"], "runs")
+    metrics = _read(spark, parts["metrics"], "metrics")
+    coverage = _read(spark, parts["coverage"], "coverage")
+    cx = _read(spark, parts["counterexamples"], "counterexamples")
+
+    # ---- runs per (adapter, scenario, profile, fault mix, size); failed and not applicable
+    # properties; exact metric statistics (and findings): summed from the chunks' rollups
+    # (conformance/results/rollup.py), scanned only for chunks written without one
+    summed = combine([c.rollup for c in chunks]) if all(c.rollup is not None for c in chunks) else None
+    if summed is not None:
+        groups, failed, not_applicable = summed["groups"], summed["failed"], summed["not_applicable"]
+    else:
+        groups, failed, not_applicable = _scan_runs(runs)
+    groups.sort(key=lambda g: (g["adapter"], g["scenario"], g["fault_mix"], g["group_size"]))
+    per_adapter: dict[str, dict] = {}
     for g in groups:
         declared = manifest["adapters"].get(g["adapter"]) or {}  # validated against the runs
         a = per_adapter.setdefault(g["adapter"], {
@@ -180,13 +212,9 @@ def collate(results_dir: str | Path, spark, validated: tuple[dict, list[Committe
     # histogram bins over a uniform sample of at most PERCENTILE_SAMPLE values
     wanted = [m for m, _, _ in DISTRIBUTIONS]
     m = metrics.where(F.col("metric").isin(wanted))
-    stats = {
-        (r["adapter"], r["metric"]): r.asDict()
-        for r in m.groupBy("adapter", "metric")
-        .agg(F.count("*").alias("n"), F.avg("value").alias("mean"), F.min("value").alias("min"),
-             F.max("value").alias("max"))
-        .collect()
-    }
+    every = summed["metrics"] if summed is not None else _scan_metric_stats(metrics, wanted)
+    stats = {k: v for k, v in every.items() if k[1] in wanted}
+    found = {k: v for k, v in every.items() if k[1].startswith(FINDING_PREFIX)}
     bounds: dict[str, tuple[float, float]] = {}
     for (adapter, metric), st in stats.items():
         lo, hi = bounds.get(metric, (st["min"], st["max"]))
@@ -254,14 +282,6 @@ def collate(results_dir: str | Path, spark, validated: tuple[dict, list[Committe
                             "killed": a["fail"] > 0, "by": killers})
 
     # ---- documented findings: limits of a configuration the runs demonstrate (e.g. #7017)
-    finding_rows = metrics.where(F.col("metric").startswith(FINDING_PREFIX))
-    found = {
-        (r["adapter"], r["metric"]): r.asDict()
-        for r in finding_rows.groupBy("adapter", "metric").agg(
-            F.count("*").alias("runs"), F.sum(F.when(F.col("value") > 0, 1).otherwise(0)).alias("runs_with"),
-            F.sum("value").alias("occurrences"), F.min(F.when(F.col("value") > 0, F.col("seed"))).alias("first_seed"),
-        ).collect()
-    }
     findings = []
     for (adapter, metric), r in sorted(found.items()):
         name = metric[len(FINDING_PREFIX):]
@@ -270,7 +290,7 @@ def collate(results_dir: str | Path, spark, validated: tuple[dict, list[Committe
         judged = per_adapter.get(adapter, {}).get("runs", 0) - not_applicable.get((adapter, guarded), 0)
         findings.append({
             "adapter": adapter, "finding": name, "issue": about.get("issue"), "summary": about.get("summary", ""),
-            "runs": r["runs"], "runs_with": r["runs_with"], "occurrences": int(r["occurrences"] or 0),
+            "runs": r["n"], "runs_with": r["runs_with"], "occurrences": int(r["occurrences"] or 0),
             "first_seed": r["first_seed"], "guarded_by": guarded, "guarded_runs": judged,
             "guarded_violations": failed.get((adapter, guarded), 0), "replay": about.get("replay"),
         })

@@ -30,6 +30,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from conformance.errors import UserError
+from conformance.results import rollup as _rollup
 from conformance.results.schema import SCHEMA_VERSION, SCHEMAS, TABLES
 
 MANIFEST = "manifest.json"
@@ -102,6 +103,7 @@ def commit_chunk(out: Path, chunk: str, tables: dict[str, pa.Table]) -> dict:
         "tables": files,
         "schema_version": SCHEMA_VERSION,
         "summary": {"runs": len(verdicts), "fail": verdicts.count("fail"), "error": verdicts.count("error")},
+        "rollup": _rollup.rollup(tables),  # what a report sums instead of scanning (results/rollup.py)
     }
     _write_json_atomic(out / CHUNKS / f"{chunk}.json", marker)
     return marker
@@ -132,6 +134,8 @@ def read_chunk_marker(path: Path) -> dict:
     summary = marker.get("summary")
     if not isinstance(summary, dict) or not all(isinstance(summary.get(k), int) for k in ("runs", "fail", "error")):
         raise UserError(f"{path}: corrupt chunk marker (no run summary)")
+    if "rollup" in marker and not _rollup.well_formed(marker["rollup"]):  # optional: older results have none
+        raise UserError(f"{path}: corrupt chunk marker (malformed rollup)")
     return marker
 
 
@@ -164,6 +168,7 @@ class CommittedChunk:
     adapter: str | None  # None when its runs part is empty
     files: dict  # table -> absolute path of its part
     rows: dict  # table -> rows
+    rollup: dict | None = None  # conformance/results/rollup.py (None: written before rollups)
 
 
 def validated_chunks(out: Path) -> tuple[dict, list[CommittedChunk]]:
@@ -203,7 +208,8 @@ def validated_chunks(out: Path) -> tuple[dict, list[CommittedChunk]]:
         mine = dict(zip(TABLES, footers[i * len(TABLES):(i + 1) * len(TABLES)]))
         adapter = _check_keys(out, chunk, out / markers[chunk]["tables"]["runs"]["file"], mine["runs"], manifest)
         chunks.append(CommittedChunk(chunk, adapter, {t: str(out / markers[chunk]["tables"][t]["file"]) for t in TABLES},
-                                     {t: markers[chunk]["tables"][t]["rows"] for t in TABLES}))
+                                     {t: markers[chunk]["tables"][t]["rows"] for t in TABLES},
+                                     markers[chunk].get("rollup")))
     return manifest, chunks
 
 

@@ -249,3 +249,32 @@ def test_bad_campaign_settings_fail_before_any_work(capsys, tmp_path, flags, mes
     err = capsys.readouterr().err
     assert code == 2 and message in err and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_a_rollup_sums_what_a_report_needs_and_combines_across_chunks():
+    import pyarrow as pa
+
+    from conformance.results.rollup import combine, rollup, well_formed
+
+    def runs(adapter, verdicts, failed):
+        n = len(verdicts)
+        return pa.table({"adapter": [adapter] * n, "scenario": ["s"] * n, "profile": ["p"] * n,
+                         "fault_mix": ["m"] * n, "group_size": pa.array([3] * n, pa.int32()), "verdict": verdicts,
+                         "max_term": list(range(1, n + 1)), "steps": [10] * n, "simulated_ms": [2000] * n,
+                         "elections": [1] * n, "leader_changes": [0] * n, "wall_ms": [None] + [4.0] * (n - 1),
+                         "failed_properties": pa.array(failed, pa.list_(pa.string())),
+                         "not_applicable_properties": pa.array([None] * n, pa.list_(pa.string()))})
+
+    one = rollup({"runs": runs("a", ["pass", "fail"], [[], ["x"]]),
+                  "metrics": pa.table({"adapter": ["a", "a"], "seed": [7, 3], "metric": ["f", "f"], "value": [0.0, 2.0]})})
+    two = rollup({"runs": runs("a", ["fail", "error", "pass"], [["x", "y"], [], []]),
+                  "metrics": pa.table({"adapter": ["a"], "seed": [1], "metric": ["f"], "value": [5.0]})})
+    assert well_formed(one) and well_formed(two) and not well_formed({"groups": [{"runs": "2"}]})
+    total = combine([one, two])
+    [g] = total["groups"]
+    assert (g["runs"], g["pass"], g["fail"], g["error"], g["max_term"]) == (5, 2, 2, 1, 3)
+    assert g["mean_steps"] == 10 and g["mean_simulated_s"] == 2.0
+    assert g["mean_wall_ms"] == 4.0  # nulls are left out of a mean, as Spark's avg does
+    assert total["failed"] == {("a", "x"): 2, ("a", "y"): 1} and total["not_applicable"] == {}
+    f = total["metrics"][("a", "f")]
+    assert (f["n"], f["min"], f["max"], f["occurrences"], f["runs_with"], f["first_seed"]) == (3, 0.0, 5.0, 7.0, 2, 1)

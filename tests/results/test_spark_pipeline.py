@@ -79,3 +79,62 @@ def test_a_dead_spark_job_is_one_line_and_resume_finishes_exactly(spark, tmp_pat
     assert main(["run", "--resume", "--no-spark", "--quiet", "--out", str(out)]) == 0
     seeds = sorted(r["seed"] for r in io.read_table(out, "runs").to_pylist())
     assert seeds == list(range(8))
+
+
+def _without_rollups(chunks):
+    import attrs
+
+    return [attrs.evolve(c, rollup=None) for c in chunks]
+
+
+def _close(a, b):
+    if isinstance(a, float) and isinstance(b, float):
+        return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def test_summing_the_chunk_rollups_gives_what_scanning_every_row_gives(report, spark):
+    from reports.build import collate
+
+    results, _ = report
+    manifest, chunks = io.validated_chunks(results)
+    assert all(c.rollup is not None for c in chunks)  # commit_chunk wrote one per chunk
+    summed = collate(results, spark, (manifest, chunks))
+    scanned = collate(results, spark, (manifest, _without_rollups(chunks)))
+    for key in ("adapters", "matrix", "scenarios", "distributions", "mutants", "findings"):
+        assert _close(summed[key], scanned[key]), key
+
+
+def test_a_malformed_rollup_is_one_line(report, tmp_path, capsys):
+    import shutil
+
+    results, _ = report
+    copy = tmp_path / "results"
+    shutil.copytree(results, copy)
+    marker = sorted((copy / "chunks").glob("*.json"))[0]
+    data = json.loads(marker.read_text())
+    data["rollup"]["groups"][0]["runs"] = "many"
+    marker.write_text(json.dumps(data))
+    assert main(["report", str(copy), "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "malformed rollup" in err[0]
+
+
+def test_rollups_carry_findings_exactly(spark, tmp_path):
+    from reports.build import collate
+
+    results = tmp_path / "truncation"
+    # seeds 30 and 31 of the truncation scenario show the finding no_consistent_point
+    assert main(["run", "--scenario", "truncation", "--seed", "28", "--runs", "5", "--no-spark", "--quiet",
+                 "--out", str(results)]) == 0
+    manifest, chunks = io.validated_chunks(results)
+    summed = collate(results, spark, (manifest, chunks))
+    scanned = collate(results, spark, (manifest, _without_rollups(chunks)))
+    assert summed["findings"] and summed["findings"][0]["finding"] == "no_consistent_point"
+    assert summed["findings"][0]["first_seed"] == 30
+    for key in ("adapters", "matrix", "scenarios", "distributions", "findings"):
+        assert _close(summed[key], scanned[key]), key
