@@ -143,7 +143,7 @@ class ControllerCluster(SimCluster):
         self.applied_epochs = inv.AppliedEpochHistory()
         self.exempt: set[str] = set()
         self.heard: dict[tuple[str, str], int] = {}  # (controller, broker) -> last heartbeat delivered
-        self.stuck_since: dict[str, tuple[str, int]] = {}
+        self.stuck_since: dict[str, tuple[tuple, int]] = {}  # set -> (active period, since)
         self.masters: list[tuple[int, int, str]] = []  # (time, masterEpoch, broker) as masters start writing
         self.crash_times: list[tuple[int, str]] = []  # master crashes, for failover times
         self.failovers: list[float] = []
@@ -245,16 +245,20 @@ class ControllerCluster(SimCluster):
                     and now - last <= DEFAULT_HEARTBEAT_TIMEOUT_MS:
                 alive.append((BROKER_NAME, broker.broker_id))
         stuck = {v.subject for v in inv.no_stuck_dead_master(node.metadata, alive, self.controller_rules.config)}
+        # The clock runs for one active period: this incarnation of this node, in this term.
+        # A new leader (or the same node restarted, or elected again after a time when no
+        # controller was active) gets the whole bound.
+        period = (controller, node, node.dledger.curr_term)
         for name in list(self.stuck_since):
-            if name not in stuck or self.stuck_since[name][0] != controller:
+            if name not in stuck or self.stuck_since[name][0] != period:
                 del self.stuck_since[name]
         for name in sorted(stuck):
-            since = self.stuck_since.setdefault(name, (controller, now))[1]
+            since = self.stuck_since.setdefault(name, (period, now))[1]
             if now - since > STUCK_BOUND_MS:
                 self.violate(Violation("no_stuck_dead_master",
                                        f"{name}: {controller} keeps a dead master for {now - since} ms "
                                        f"while an electable broker heartbeats", name))
-                self.stuck_since[name] = (controller, now)
+                self.stuck_since[name] = (period, now)
 
     def _observe_broker(self, node_id: str, node: ControllerModeBroker) -> None:
         restarted = self._broker_seen.get(node_id) is not node
