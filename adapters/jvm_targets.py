@@ -37,7 +37,6 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from adapters import codec
 from adapters.errors import AdapterError, UserError

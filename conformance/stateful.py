@@ -49,6 +49,30 @@ class ScenarioMachine(RuleBasedStateMachine):
         script = self.script.with_steps(self.steps).render()
         raise AssertionError(f"{message}\n--- scenario script ---\n{script}")
 
+    # Rules every machine has (the subclasses add their protocol's own).
+    lossy_net = ("1..200", "drop=0.3", "dup=0.1")  # the ``net`` rule's bad network
+
+    @rule(ms=WAITS)
+    def run(self, ms):
+        self._do("run", str(ms))
+
+    @rule(data=st.data(), ms=WAITS)
+    def crash(self, data, ms):
+        up = self._up()
+        if up:
+            self._do("crash", data.draw(st.sampled_from(up), label="node"))
+        self._then_wait(ms)
+
+    @rule(ms=WAITS)
+    def heal(self, ms):
+        self._do("heal")
+        self._then_wait(ms)
+
+    @rule(lossy=st.booleans(), ms=WAITS)
+    def net(self, lossy, ms):
+        self._do("net", *(self.lossy_net if lossy else ("default",)))
+        self._then_wait(ms)
+
     @invariant()
     def no_violation(self):
         if self.cluster is not None and self.cluster.violations:
@@ -67,17 +91,6 @@ class DLedgerMachine(ScenarioMachine):
         self.script = Script(self.scenario, self.nodes, seed, self.profile, self.adapter, start_spread_ms=1000)
         self.cluster = get_scenario(self.scenario).build(self.script, self.adapter, record_trace=False)
 
-    @rule(ms=WAITS)
-    def run(self, ms):
-        self._do("run", str(ms))
-
-    @rule(data=st.data(), ms=WAITS)
-    def crash(self, data, ms):
-        up = self._up()
-        if up:
-            self._do("crash", data.draw(st.sampled_from(up), label="node"))
-        self._then_wait(ms)
-
     @rule(data=st.data(), ms=WAITS)
     def restart(self, data, ms):
         down = self._down()
@@ -95,16 +108,6 @@ class DLedgerMachine(ScenarioMachine):
     def block(self, a, b, ms):
         if a != b:
             self._do("block", a, b)
-        self._then_wait(ms)
-
-    @rule(ms=WAITS)
-    def heal(self, ms):
-        self._do("heal")
-        self._then_wait(ms)
-
-    @rule(lossy=st.booleans(), ms=WAITS)
-    def net(self, lossy, ms):
-        self._do("net", *(("1..200", "drop=0.3", "dup=0.1") if lossy else ("default",)))
         self._then_wait(ms)
 
     @rule(body=st.integers(0, 99), ms=WAITS)
@@ -149,6 +152,7 @@ class ControllerMachine(ScenarioMachine):
     profile = "rocketmq-5.1"
     acks = "all"
     brokers = BROKERS3
+    lossy_net = ("1..60", "drop=0.1", "dup=0.05")
 
     @property
     def nodes(self) -> tuple[str, ...]:
@@ -160,10 +164,6 @@ class ControllerMachine(ScenarioMachine):
                              options=(("acks", self.acks),))
         self.cluster = get_scenario("controller").build(self.script, self.adapter, record_trace=False)
         self._do("await-master", "30000")
-
-    @rule(ms=WAITS)
-    def run(self, ms):
-        self._do("run", str(ms))
 
     @rule(count=st.integers(1, 4), data=st.data(), stale=st.booleans(), ms=WAITS)
     def write(self, count, data, stale, ms):
@@ -177,13 +177,6 @@ class ControllerMachine(ScenarioMachine):
     def consume(self, data):
         target = data.draw(st.sampled_from((None,) + self.brokers), label="from")
         self._do("consume", *((target,) if target else ()))
-
-    @rule(data=st.data(), ms=WAITS)
-    def crash(self, data, ms):
-        up = self._up()
-        if up:
-            self._do("crash", data.draw(st.sampled_from(up), label="node"))
-        self._then_wait(ms)
 
     @rule(data=st.data(), read=st.booleans(), ms=WAITS)
     def restart(self, data, read, ms):
@@ -210,16 +203,6 @@ class ControllerMachine(ScenarioMachine):
     def block(self, data, ms):
         a, b = data.draw(st.lists(st.sampled_from(self.nodes), min_size=2, max_size=2, unique=True), label="link")
         self._do("block", a, b)
-        self._then_wait(ms)
-
-    @rule(ms=WAITS)
-    def heal(self, ms):
-        self._do("heal")
-        self._then_wait(ms)
-
-    @rule(lossy=st.booleans(), ms=WAITS)
-    def net(self, lossy, ms):
-        self._do("net", *(("1..60", "drop=0.1", "dup=0.05") if lossy else ("default",)))
         self._then_wait(ms)
 
     @rule(data=st.data(), switches=st.integers(1, 3), gap=st.sampled_from((300, 800)))

@@ -226,7 +226,7 @@ class Simulator:
             self._emit("drop", m.src, m)
             return
         copies = 2 if net.duplicate and rng.random() < net.duplicate else 1
-        extra = self.slow.get((m.src, m.dst))
+        extra = self.slow.get((m.src, m.dst)) if self.slow else None  # (no lookup on the usual path)
         for _ in range(copies):
             delay = rng.randint(net.min_delay_ms, net.max_delay_ms)
             if extra is not None:  # drawn only while a slowdown is on: other traces are unchanged
