@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from conformance.results import io  # noqa: E402
+from results import io  # noqa: E402
 from conformance.spark_campaign import CampaignSpec, run_campaign  # noqa: E402
 
 
@@ -35,7 +35,7 @@ def main() -> None:
         plain = run_campaign(base / "plain", spec, master=None, progress=False)
         plain_s = time.perf_counter() - t
 
-        from conformance.results.spark import spark_session
+        from results.spark import spark_session
 
         t = time.perf_counter()
         spark_session("local[2]").range(1).count()  # start-up and a first job, measured apart

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from conformance.campaign import execute, get_scenario  # noqa: E402
-from conformance.runresult import RunConfig  # noqa: E402
+from results.runresult import RunConfig  # noqa: E402
 from conformance.script import Script, Step  # noqa: E402
 
 

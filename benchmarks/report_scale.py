@@ -43,9 +43,9 @@ import pyarrow as pa
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from conformance.commands.run import default_chunk_size  # noqa: E402
-from conformance.results import io  # noqa: E402
-from conformance.results.schema import SCHEMAS  # noqa: E402
+from cli.commands.run import default_chunk_size  # noqa: E402
+from results import io  # noqa: E402
+from results.schema import SCHEMAS  # noqa: E402
 from conformance.spark_campaign import CampaignSpec, new_manifest, plan_chunks  # noqa: E402
 
 # adapter -> failure rate (the property a mutant violates is what it is known for)
@@ -196,7 +196,7 @@ def duckdb_aggregation(out: Path) -> float:
 
 def spark_aggregation(out: Path) -> float:
     """``collate`` alone in a warm local[2] session (started, and one job run, beforehand)."""
-    from conformance.results.spark import spark_session
+    from results.spark import spark_session
     from reports.build import collate
 
     spark = spark_session("local[2]", app="rmqha report benchmark")
@@ -227,7 +227,7 @@ def main() -> None:
             metric_rows = sum(m["tables"]["metrics"]["rows"] for m in io.committed_chunks(out).values())
             report = base / f"report-{rows}"
             t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "conformance", "report", str(out), "--out", str(report),
+            subprocess.run([sys.executable, "-m", "cli", "report", str(out), "--out", str(report),
                             "--master", "local[2]"], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
             report_s = time.perf_counter() - t
             spark_s = spark_aggregation(out)

@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 import attrs
 
 from conformance.errors import AdapterError, UserError
-from conformance.runresult import Counterexample, Coverage, PropertyVerdict, RunConfig, RunResult
+from results.runresult import Counterexample, Coverage, PropertyVerdict, RunConfig, RunResult
 from conformance.scenarios.base import ExpectationFailed
 from conformance.scenarios.dledger import DLedgerCluster
 from conformance.scenarios.controller import build_controller, controller_outcomes, generate_controller_script

@@ -2,7 +2,7 @@
 
 A campaign is cut into *chunks*: a contiguous seed range of one adapter. Chunks are
 Spark partitions; each executor runs its chunk's seeds with ``run_one``, writes the
-chunk's five Parquet parts and commits it (``conformance.results.io.commit_chunk``),
+chunk's five Parquet parts and commits it (``results.io.commit_chunk``),
 and returns one small status row. The whole campaign is one Spark job; the driver
 advances a progress bar as chunk commit markers appear. Because a chunk is the unit of
 commit, ``--resume`` reruns exactly the chunks that have no marker: no run is lost or
@@ -21,10 +21,11 @@ import pyarrow as pa
 
 from conformance.campaign import FAULT_MIXES, get_scenario, plan_configs, run_one
 from conformance.errors import UserError
-from conformance.results import io
-from conformance.results.schema import flatten
-from conformance.runresult import PropertyVerdict, RunConfig, RunResult
 from conformance.targets import rmqha_version
+from results import io
+from results.errors import ResultsError
+from results.runresult import PropertyVerdict, RunConfig, RunResult
+from results.schema import flatten
 
 
 @attrs.frozen(slots=True)
@@ -284,7 +285,7 @@ def chunk_task(out: str, spec: CampaignSpec, chunk: Chunk, run_fn) -> dict:
     """What an executor does with one chunk; bad input travels back as data, not a crash."""
     try:
         return {**execute_and_commit(out, spec, chunk, run_fn), "user_error": None}
-    except UserError as exc:  # re-raised by the driver as the one-line error it is
+    except (UserError, ResultsError) as exc:  # re-raised by the driver as the one-line error it is
         return {"chunk": chunk.id, "runs": 0, "fail": 0, "error": 0, "seconds": 0.0, "user_error": str(exc)}
 
 
@@ -327,7 +328,7 @@ def _run_on_spark(out: Path, spec: CampaignSpec, todo: list[Chunk], master: str,
     """
     import threading
 
-    from conformance.results.spark import is_local, ship_packages, spark_session
+    from results.spark import is_local, ship_packages, spark_session
 
     if not todo:
         return

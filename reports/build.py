@@ -1,6 +1,6 @@
 """Collate a campaign directory into report data, with Spark.
 
-Only the results schema is imported from the rest of rmqha (``conformance.results``):
+Only the results schema is imported from the rest of rmqha (``results``):
 a report can be built on any machine that has the results, without the
 implementations that produced them. Everything heavy runs in Spark (``local[*]`` by
 default, a cluster with ``--master``): the implementation x property matrix and the
@@ -16,9 +16,9 @@ import hashlib
 from pathlib import Path
 from typing import Any, Sequence
 
-from conformance.results.io import CommittedChunk, validated_chunks
-from conformance.results.rollup import combine
-from conformance.results.schema import SCHEMAS, TABLES
+from results.io import CommittedChunk, validated_chunks
+from results.rollup import combine
+from results.schema import SCHEMAS, TABLES
 from reports.stats import wilson_upper
 
 FINDING_PREFIX = "finding_"

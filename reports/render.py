@@ -18,8 +18,8 @@ from typing import Any
 
 from tabulate import tabulate
 
-from conformance.errors import UserError
 from reports import plots
+from reports.errors import ReportError
 
 
 def _pct(x: float | None) -> str:
@@ -262,11 +262,11 @@ def check_out_dir(out_dir: str | Path) -> Path:
     if not out_dir.exists():
         return out_dir
     if not out_dir.is_dir():
-        raise UserError(f"{out_dir}: exists and is not a directory; choose another report directory")
+        raise ReportError(f"{out_dir}: exists and is not a directory; choose another report directory")
     entries = {p.name for p in out_dir.iterdir()}
     if entries and not (set(_REPORT_MARKERS) <= entries and entries <= REPORT_ENTRIES):
         foreign = sorted(entries - REPORT_ENTRIES) or sorted(entries)
-        raise UserError(f"{out_dir}: exists and is not an rmqha report (it holds {', '.join(foreign[:3])}); "
+        raise ReportError(f"{out_dir}: exists and is not an rmqha report (it holds {', '.join(foreign[:3])}); "
                         f"choose a new or empty report directory")
     return out_dir
 

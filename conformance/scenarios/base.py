@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable
 import attrs
 
 from conformance.errors import UserError
-from conformance.runresult import Metric
+from results.runresult import Metric
 from conformance.script import Script, Step
 from reference.simulator import NetConfig, SimulationError, Simulator, trace_to_jsonl
 from spec.invariants import Violation
@@ -69,12 +69,12 @@ class Finding:
 
 @attrs.frozen(slots=True)
 class RunSummary:
-    """What a run reports besides its violations (see conformance.runresult.RunResult)."""
+    """What a run reports besides its violations (see results.runresult.RunResult)."""
 
     elections: int = 0  # leaders (or masters) installed
     leader_changes: int = 0
     max_term: int = 0  # largest term (or epoch)
-    metrics: tuple = ()  # conformance.runresult.Metric
+    metrics: tuple = ()  # results.runresult.Metric
 
 
 class SimCluster:

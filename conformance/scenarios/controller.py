@@ -36,7 +36,7 @@ import random
 import attrs
 
 from conformance.errors import UserError
-from conformance.runresult import Metric, RunConfig
+from results.runresult import Metric, RunConfig
 from conformance.scenarios.base import ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
 from reference.broker_replica import MESSAGE_SIZE

@@ -16,7 +16,7 @@ Steps, besides those every scenario understands (``conformance/scenarios/base.py
 """
 from __future__ import annotations
 
-from conformance.runresult import Metric
+from results.runresult import Metric
 from conformance.scenarios.base import ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
 from conformance.targets import DLedgerTarget

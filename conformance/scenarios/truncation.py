@@ -23,7 +23,7 @@ import random
 import attrs
 
 from conformance.errors import UserError
-from conformance.runresult import Metric, RunConfig
+from results.runresult import Metric, RunConfig
 from conformance.scenarios.base import ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
 from reference.broker_replica import BecomeMaster, BecomeSlave, BrokerReplica, ClientWrite, Role

@@ -9,14 +9,14 @@ import pytest
 from adapters import codec, resolve
 from adapters.operations import OPERATIONS
 from adapters.transports import StdioAdapter
-from conformance.cli import main
+from cli.main import main
 from conformance.errors import AdapterError
 from spec.dledger.member_state import MemberView
 from spec.dledger.records import HeartBeatRequest, VoteRequest
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 PY = sys.executable
-SERVE = f"stdio:{PY} -m conformance serve-stdio"
+SERVE = f"stdio:{PY} -m cli serve-stdio"
 PEERS = frozenset({"n1", "n2", "n3"})
 
 
@@ -119,7 +119,7 @@ def test_campaign_against_a_crashing_adapter_records_errors(tmp_path, capsys):
     code = main(["run", "--no-spark", "--adapter", spec, "--runs", "2", "--group-size", "3", "--duration", "5000",
                  "--out", str(tmp_path / "r"), "--quiet"])
     assert code == 1
-    from conformance.results import io
+    from results import io
 
     runs = io.read_table(tmp_path / "r", "runs").to_pylist()
     assert {r["verdict"] for r in runs} == {"error"}

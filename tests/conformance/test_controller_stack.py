@@ -3,7 +3,7 @@ byte, and each controller mutant is killed by a seeded campaign run (docs/contro
 import pytest
 
 from conformance.campaign import execute, get_scenario, run_one
-from conformance.runresult import RunConfig
+from results.runresult import RunConfig
 from conformance.script import parse_script
 from reference.mutants_controller import MUTANTS
 
@@ -82,7 +82,7 @@ def test_every_mutant_is_killed_by_a_short_campaign_or_a_pinned_counterexample()
 
 
 def test_a_campaign_runs_controller_mutants_and_names_bad_ones_in_one_line(tmp_path, capsys):
-    from conformance.cli import main
+    from cli.main import main
 
     out = tmp_path / "results"
     status = main(["run", "--scenario", "controller", "--adapter", "mutant:shrink-removes-master", "--runs", "1",

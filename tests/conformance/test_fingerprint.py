@@ -7,7 +7,7 @@ import pytest
 from adapters import resolve
 from adapters.reference_server import ReferenceServer
 from adapters.transports import InProcessAdapter
-from conformance.cli import main
+from cli.main import main
 from conformance.fingerprint import INPUTS, fingerprint, render
 from spec.dledger.profiles import PROFILES
 

@@ -6,7 +6,7 @@ import pytest
 
 from conformance import campaign
 from conformance.campaign import SCENARIOS, MutantInfo
-from conformance.cli import main
+from cli.main import main
 from reference import mutants as dledger_mutants
 
 FAST = ["--duration-ms", "2000", "--quiet"]
@@ -100,7 +100,7 @@ def test_the_built_in_registries_are_filled():
 
 
 def _result(config, verdict, first=None):
-    from conformance.runresult import PropertyVerdict, RunResult
+    from results.runresult import PropertyVerdict, RunResult
 
     return RunResult(config=config, implementation="x", implementation_version="0", verdict=verdict, steps=1,
                      simulated_ms=1, wall_ms=1.0, elections=0, leader_changes=0, max_term=0,
@@ -109,7 +109,7 @@ def _result(config, verdict, first=None):
 
 
 def test_a_run_the_reference_fails_too_is_inconclusive_and_the_search_goes_on(monkeypatch):
-    from conformance.commands.mutants import hunt
+    from cli.commands.mutants import hunt
 
     # seed 0: mutant and reference fail alike (inconclusive); seed 1: only the mutant fails (a kill)
     def fake_run_one(config, shrink_budget=250):

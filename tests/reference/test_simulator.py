@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from conformance.campaign import execute, get_scenario
-from conformance.runresult import RunConfig
+from results.runresult import RunConfig
 from reference.node_api import Message, Ready
 from reference.simulator import NetConfig, SimulationError, Simulator
 

@@ -1,8 +1,8 @@
 """Report building without Spark: which chunks are sampled, how big chunks are, completeness."""
 import pytest
 
-from conformance.commands.run import default_chunk_size
-from conformance.results.io import CommittedChunk
+from cli.commands.run import default_chunk_size
+from results.io import CommittedChunk
 from reports.build import sample_parts
 
 

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from conformance.errors import UserError
 from reports import render as render_module
+from reports.errors import ReportError
 from reports.render import check_out_dir, render
 
 TRACE = "".join(json.dumps(e) + "\n" for e in [
@@ -138,7 +138,7 @@ def test_which_report_directories_may_be_replaced(tmp_path, setup, accepted):
     if accepted:
         assert check_out_dir(out) == out.resolve()
     else:
-        with pytest.raises(UserError):
+        with pytest.raises(ReportError):
             check_out_dir(out)
 
 

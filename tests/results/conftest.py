@@ -7,6 +7,6 @@ def spark():
 
     The CLI's own ``spark_session`` calls ``getOrCreate`` and therefore reuse it.
     """
-    from conformance.results.spark import spark_session
+    from results.spark import spark_session
 
     return spark_session("local[2]", app="rmqha tests")

@@ -6,9 +6,9 @@ import pytest
 
 from conformance.campaign import get_scenario
 from conformance.errors import UserError
-from conformance.results import io
-from conformance.results.schema import SCHEMAS, TABLES, flatten
-from conformance.runresult import Counterexample, Coverage, Metric, PropertyVerdict, RunResult
+from results import io
+from results.schema import SCHEMAS, TABLES, flatten
+from results.runresult import Counterexample, Coverage, Metric, PropertyVerdict, RunResult
 from conformance.spark_campaign import (
     CampaignSpec,
     _job_failure,
@@ -121,7 +121,7 @@ def test_resuming_a_finished_campaign_starts_no_spark_job(tmp_path, monkeypatch)
     def no_spark(*args, **kwargs):
         raise AssertionError("nothing left to run, Spark must not start")
 
-    monkeypatch.setattr("conformance.results.spark.spark_session", no_spark)
+    monkeypatch.setattr("results.spark.spark_session", no_spark)
     summary = run_campaign(out, None, master="local[2]", resume=True, progress=False, run_fn=synthetic_run)
     assert summary["runs"] == 0 and summary["committed_runs"] == 6
 

@@ -7,10 +7,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conformance.cli import main
+from cli.main import main
 from conformance.errors import UserError
-from conformance.results import io
-from conformance.results.schema import SCHEMA_VERSION
+from results import io
+from results.schema import SCHEMA_VERSION
 from conformance.spark_campaign import CampaignSpec, execute_and_commit, plan_chunks, prepare, run_campaign
 
 SPEC = CampaignSpec("t", "dledger", ("reference", "mutant:vote-not-durable"), runs=12, chunk_size=4,
@@ -254,7 +254,7 @@ def test_bad_campaign_settings_fail_before_any_work(capsys, tmp_path, flags, mes
 def test_a_rollup_sums_what_a_report_needs_and_combines_across_chunks():
     import pyarrow as pa
 
-    from conformance.results.rollup import combine, rollup, well_formed
+    from results.rollup import combine, rollup, well_formed
 
     def runs(adapter, verdicts, failed):
         n = len(verdicts)

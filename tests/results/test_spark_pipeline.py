@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from conformance.cli import main
-from conformance.results import io
+from cli.main import main
+from results import io
 from conformance.script import read_script
 from conformance.campaign import execute
 

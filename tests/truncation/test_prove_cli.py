@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli import main
+from cli.main import main
 
 CASES = sorted((Path(__file__).parent.parent / "cases" / "truncation").glob("*.json"))
 

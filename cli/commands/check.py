@@ -9,8 +9,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from conformance.commands import report as report_command
-from conformance.commands import run as run_command
+from cli.commands import report as report_command
+from cli.commands import run as run_command
 
 
 def register(sub) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from conformance.results.spark import DEFAULT_MASTER
+from results.spark import DEFAULT_MASTER
 
 
 def register(sub) -> None:
@@ -21,8 +21,8 @@ def register(sub) -> None:
 
 
 def build(results: str, out: str, master: str) -> dict:
-    from conformance.results.io import validated_chunks
-    from conformance.results.spark import spark_session
+    from results.io import validated_chunks
+    from results.spark import spark_session
     from reports.build import collate
     from reports.render import check_out_dir, render
 

@@ -6,7 +6,7 @@ import sys
 
 from conformance.campaign import get_scenario
 from conformance.errors import UserError
-from conformance.results.spark import DEFAULT_MASTER
+from results.spark import DEFAULT_MASTER
 
 DEFAULTS = {"runs": 200, "out": "rmqha-results"}
 

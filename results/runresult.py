@@ -2,7 +2,7 @@
 
 This is the contract between the runners (``conformance.campaign.run_one``, called
 in-process or inside Spark executors) and the results datasets
-(``conformance.results``), which flatten these records into Parquet rows.
+(``results``), which flatten these records into Parquet rows.
 """
 from __future__ import annotations
 

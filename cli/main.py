@@ -1,6 +1,6 @@
 """The ``rmqha`` command line.
 
-Each sub-command lives in its own module under ``conformance/commands/`` and
+Each sub-command lives in its own module under ``cli/commands/`` and
 exposes ``register(subparsers)``; the parser is assembled from every module found
 there, so adding a command never touches this file.
 
@@ -14,8 +14,13 @@ import importlib
 import pkgutil
 import sys
 
-from conformance import commands
-from conformance.errors import AdapterError, UserError
+from adapters.errors import AdapterError, UserError
+from cli import commands
+from reports.errors import ReportError
+from results.errors import ResultsError
+
+# bad input, whichever layer found it: one line, exit 2
+BAD_INPUT = (UserError, ResultsError, ReportError)
 
 
 def _version() -> str:
@@ -48,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except UserError as exc:
+    except BAD_INPUT as exc:
         print(f"rmqha: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except AdapterError as exc:
@@ -59,5 +64,5 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-if __name__ == "__main__":  # python -m conformance.cli
+if __name__ == "__main__":  # python -m cli.main
     sys.exit(main())

@@ -20,7 +20,7 @@ from typing import Iterable
 
 import pyarrow as pa
 
-from conformance.runresult import RunResult
+from results.runresult import RunResult
 
 SCHEMA_VERSION = 1
 TABLES = ("runs", "properties", "metrics", "coverage", "counterexamples")

@@ -29,9 +29,9 @@ import attrs
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from conformance.errors import UserError
-from conformance.results import rollup as _rollup
-from conformance.results.schema import SCHEMA_VERSION, SCHEMAS, TABLES
+from results.errors import ResultsError
+from results import rollup as _rollup
+from results.schema import SCHEMA_VERSION, SCHEMAS, TABLES
 
 MANIFEST = "manifest.json"
 CHUNKS = "chunks"
@@ -58,21 +58,21 @@ def read_manifest(out: Path) -> dict:
         with open(path, encoding="utf-8") as f:
             manifest = json.load(f)
     except FileNotFoundError:
-        raise UserError(f"{out}: not a campaign directory (no {MANIFEST})") from None
+        raise ResultsError(f"{out}: not a campaign directory (no {MANIFEST})") from None
     except (OSError, json.JSONDecodeError) as exc:
-        raise UserError(f"{path}: unreadable manifest ({exc})") from None
+        raise ResultsError(f"{path}: unreadable manifest ({exc})") from None
     if not isinstance(manifest, dict) or "schema_version" not in manifest:
-        raise UserError(f"{path}: manifest has no schema_version")
+        raise ResultsError(f"{path}: manifest has no schema_version")
     if manifest["schema_version"] != SCHEMA_VERSION:
-        raise UserError(
+        raise ResultsError(
             f"{path}: results schema version {manifest['schema_version']}, this rmqha reads version {SCHEMA_VERSION}"
         )
     for key, kind in MANIFEST_KEYS.items():
         if not isinstance(manifest.get(key), kind):
-            raise UserError(f"{path}: manifest field {key!r} is missing or not a {kind.__name__}")
+            raise ResultsError(f"{path}: manifest field {key!r} is missing or not a {kind.__name__}")
     for adapter, info in manifest["adapters"].items():
         if not isinstance(info, dict):
-            raise UserError(f"{path}: manifest entry of adapter {adapter!r} is not an object")
+            raise ResultsError(f"{path}: manifest entry of adapter {adapter!r} is not an object")
     return manifest
 
 
@@ -120,22 +120,22 @@ def read_chunk_marker(path: Path) -> dict:
         with open(path, encoding="utf-8") as f:
             marker = json.load(f)
     except (OSError, json.JSONDecodeError) as exc:
-        raise UserError(f"{path}: corrupt chunk marker ({str(exc).splitlines()[0]})") from None
+        raise ResultsError(f"{path}: corrupt chunk marker ({str(exc).splitlines()[0]})") from None
     chunk = path.stem
     tables = marker.get("tables") if isinstance(marker, dict) else None
     if not isinstance(tables, dict) or marker.get("chunk") != chunk:
-        raise UserError(f"{path}: corrupt chunk marker (no chunk {chunk!r} with its tables)")
+        raise ResultsError(f"{path}: corrupt chunk marker (no chunk {chunk!r} with its tables)")
     for name in TABLES:
         entry = tables.get(name)
         # a marker names only its own parts: never a path outside the campaign directory
         if not isinstance(entry, dict) or entry.get("file") != part_file(name, chunk) \
                 or not isinstance(entry.get("rows"), int):
-            raise UserError(f"{path}: corrupt chunk marker (bad or missing {name} part)")
+            raise ResultsError(f"{path}: corrupt chunk marker (bad or missing {name} part)")
     summary = marker.get("summary")
     if not isinstance(summary, dict) or not all(isinstance(summary.get(k), int) for k in ("runs", "fail", "error")):
-        raise UserError(f"{path}: corrupt chunk marker (no run summary)")
+        raise ResultsError(f"{path}: corrupt chunk marker (no run summary)")
     if "rollup" in marker and not _rollup.well_formed(marker["rollup"]):  # optional: older results have none
-        raise UserError(f"{path}: corrupt chunk marker (malformed rollup)")
+        raise ResultsError(f"{path}: corrupt chunk marker (malformed rollup)")
     return marker
 
 
@@ -174,7 +174,7 @@ class CommittedChunk:
 def validated_chunks(out: Path) -> tuple[dict, list[CommittedChunk]]:
     """Check a campaign directory before anything reads it; return (manifest, chunks).
 
-    Every problem is a one-line UserError: a missing or empty directory, a manifest of
+    Every problem is a one-line ResultsError: a missing or empty directory, a manifest of
     another schema version, a chunk whose files are missing, truncated or corrupt, a
     part whose schema is not this version's, row counts that do not match the marker,
     or rows that belong to another campaign or adapter than the manifest says. Each
@@ -183,22 +183,22 @@ def validated_chunks(out: Path) -> tuple[dict, list[CommittedChunk]]:
     """
     out = Path(out)
     if not out.exists():
-        raise UserError(f"{out}: no such directory")
+        raise ResultsError(f"{out}: no such directory")
     if not out.is_dir():
-        raise UserError(f"{out}: not a directory")
+        raise ResultsError(f"{out}: not a directory")
     if not any(out.iterdir()):
-        raise UserError(f"{out}: empty directory, no campaign results")
+        raise ResultsError(f"{out}: empty directory, no campaign results")
     manifest = read_manifest(out)
     markers = committed_chunks(out)
     if not markers:
-        raise UserError(f"{out}: the campaign has no committed runs yet")
+        raise ResultsError(f"{out}: the campaign has no committed runs yet")
     unplanned = sorted(set(markers) - set(manifest["chunks"]))
     if unplanned:
-        raise UserError(f"{out}: committed chunk {unplanned[0]} is not one the manifest planned "
+        raise ResultsError(f"{out}: committed chunk {unplanned[0]} is not one the manifest planned "
                         f"(results of another campaign mixed in?)")
     for chunk, marker in sorted(markers.items()):
         if marker.get("schema_version") != SCHEMA_VERSION:
-            raise UserError(f"{out}: chunk {chunk} has schema version {marker.get('schema_version')}, "
+            raise ResultsError(f"{out}: chunk {chunk} has schema version {marker.get('schema_version')}, "
                             f"expected {SCHEMA_VERSION} (mixed schema versions)")
     jobs = [(chunk, name, marker["tables"][name]) for chunk, marker in sorted(markers.items()) for name in TABLES]
     with ThreadPoolExecutor(max_workers=8) as pool:
@@ -225,16 +225,16 @@ def _checked_footer(out: Path, chunk: str, name: str, entry: dict) -> pq.FileMet
         meta = pq.read_metadata(path)
         schema = meta.schema.to_arrow_schema()
     except FileNotFoundError:
-        raise UserError(f"{path}: missing part file of committed chunk {chunk}") from None
+        raise ResultsError(f"{path}: missing part file of committed chunk {chunk}") from None
     except (OSError, pa.ArrowException) as exc:
-        raise UserError(f"{path}: corrupt or truncated Parquet file ({str(exc).splitlines()[0]})") from None
+        raise ResultsError(f"{path}: corrupt or truncated Parquet file ({str(exc).splitlines()[0]})") from None
     version = (schema.metadata or {}).get(b"rmqha.schema_version", b"?").decode()
     if version != str(SCHEMA_VERSION):
-        raise UserError(f"{path}: schema version {version}, expected {SCHEMA_VERSION} (mixed schema versions)")
+        raise ResultsError(f"{path}: schema version {version}, expected {SCHEMA_VERSION} (mixed schema versions)")
     if not schema.equals(SCHEMAS[name], check_metadata=False):
-        raise UserError(f"{path}: columns do not match the {name} schema version {SCHEMA_VERSION}")
+        raise ResultsError(f"{path}: columns do not match the {name} schema version {SCHEMA_VERSION}")
     if meta.num_rows != entry["rows"]:
-        raise UserError(f"{path}: {meta.num_rows} rows, the chunk marker says {entry['rows']}")
+        raise ResultsError(f"{path}: {meta.num_rows} rows, the chunk marker says {entry['rows']}")
     return meta
 
 
@@ -260,19 +260,19 @@ def _check_keys(out: Path, chunk: str, runs_part: Path, meta: pq.FileMetaData, m
     campaign = manifest["campaign"]
     found = _column_values(runs_part, meta, "adapter")
     if not found <= set(adapters):
-        raise UserError(f"{out}: chunk {chunk} holds runs of adapter(s) {sorted(found - set(adapters))} "
+        raise ResultsError(f"{out}: chunk {chunk} holds runs of adapter(s) {sorted(found - set(adapters))} "
                         f"that the manifest does not list")
     if len(found) > 1:  # the writer commits one adapter's seed range per chunk
-        raise UserError(f"{out}: chunk {chunk} holds runs of several adapters {sorted(found)}")
+        raise ResultsError(f"{out}: chunk {chunk} holds runs of several adapters {sorted(found)}")
     if found:
         declared = adapters[next(iter(found))].get("implementation")
         implementations = _column_values(runs_part, meta, "implementation") - {"?"}  # "?": runs that errored
         if declared and implementations and implementations != {declared}:
-            raise UserError(f"{out}: chunk {chunk} holds runs of implementation {sorted(implementations)}, "
+            raise ResultsError(f"{out}: chunk {chunk} holds runs of implementation {sorted(implementations)}, "
                             f"the manifest says {declared!r}")
     campaigns = _column_values(runs_part, meta, "campaign")
     if campaigns and campaigns != {campaign}:
-        raise UserError(f"{out}: chunk {chunk} holds runs of campaign {sorted(campaigns)}, "
+        raise ResultsError(f"{out}: chunk {chunk} holds runs of campaign {sorted(campaigns)}, "
                         f"the manifest says {campaign!r}")
     return next(iter(found), None)
 

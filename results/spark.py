@@ -89,10 +89,10 @@ def ship_packages(spark) -> None:
     """On a real cluster, send rmqha's packages to the executors (local mode shares the venv)."""
     import zipfile
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[1]
     archive = Path(tempfile.mkdtemp(prefix="rmqha-pyfiles-")) / "rmqha-packages.zip"
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
-        for package in ("spec", "reference", "adapters", "conformance", "reports"):
+        for package in ("spec", "reference", "adapters", "results", "conformance"):
             for path in sorted((root / package).rglob("*")):
                 if path.is_file() and "__pycache__" not in path.parts:
                     z.write(path, path.relative_to(root).as_posix())
