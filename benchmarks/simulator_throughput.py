@@ -16,7 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from conformance.campaign import execute, get_scenario, plan_configs, run_one  # noqa: E402
+from conformance.campaign import execute, plan_configs, run_one  # noqa: E402
+from conformance.scenarios.registry import get_scenario  # noqa: E402
 
 
 def main() -> None:

@@ -159,7 +159,7 @@ def describe_adapter(adapter: str, scenario: str, profile: str | None) -> dict:
     A fingerprint that cannot be taken (the implementation fails at handler level) is
     recorded as such; the campaign still runs and reports the failures per run.
     """
-    from conformance.campaign import get_scenario
+    from conformance.scenarios.registry import get_scenario
 
     get_scenario(scenario)
     if scenario in ("truncation", "controller"):

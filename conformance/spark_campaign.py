@@ -19,8 +19,10 @@ from typing import Callable, Iterator, Sequence
 import attrs
 import pyarrow as pa
 
-from conformance.campaign import FAULT_MIXES, get_scenario, plan_configs, run_one
+from conformance.campaign import plan_configs, run_one
 from conformance.errors import UserError
+from conformance.faults import DEFAULT_FAULT_MIXES, check_fault_mixes
+from conformance.scenarios.registry import get_scenario
 from conformance.targets import rmqha_version
 from results import io
 from results.errors import ResultsError
@@ -37,7 +39,7 @@ class CampaignSpec:
     first_seed: int = 0
     profile: str | None = None
     group_sizes: tuple[int, ...] = (3, 5)
-    fault_mixes: tuple[str, ...] = ("mixed", "crash", "partition", "lossy", "none")
+    fault_mixes: tuple[str, ...] = DEFAULT_FAULT_MIXES
     duration_ms: int = 30_000
     chunk_size: int = 50
 
@@ -179,9 +181,7 @@ def _validate(spec: CampaignSpec) -> None:
         raise UserError("--duration must not be negative")
     if not spec.group_sizes or not spec.fault_mixes:
         raise UserError("at least one --group-size and one --fault-mix are needed")
-    for mix in spec.fault_mixes:
-        if mix not in FAULT_MIXES:
-            raise UserError(f"unknown fault mix {mix!r} (known: {', '.join(FAULT_MIXES)})")
+    check_fault_mixes(spec.fault_mixes)
     for a in spec.adapters:  # resolve now: a bad adapter is a one-line error before any work
         adapter_info(a, spec.scenario, spec.profile)
     # generate one script per group size: the scenario's own checks (group size bounds,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from conformance.campaign import get_scenario
+from conformance.scenarios.registry import get_scenario
 from conformance.script import Script, Step
 
 NODES = ("n1", "n2", "n3")

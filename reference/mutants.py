@@ -17,13 +17,12 @@ from spec.dledger import effects as fx
 from spec.dledger.log import handle_push, leader_commit_index
 from spec.dledger.profiles import HEARTBEAT_ORDER_H_A, PARSE_ORDER_P_B, VOTE_ORDER_V_A, Profile
 from spec.dledger.vote import handle_vote
+from spec.mutants import MutantInfo
 
 
 @attrs.frozen(slots=True)
-class Mutant:
-    name: str
-    description: str
-    breaks: tuple[str, ...]  # invariants (or behaviours) it is expected to violate
+class Mutant(MutantInfo):
+    breaks: tuple[str, ...] = ()  # every invariant (or behaviour) it is expected to violate
     procedures: Callable[[DLedgerProcedures], DLedgerProcedures] = lambda p: p
     profile: Callable[[Profile], Profile] = lambda p: p
 
@@ -72,25 +71,33 @@ MUTANTS: dict[str, Mutant] = {
     for m in (
         Mutant(
             "vote-not-durable",
+            None,
             "votedFor is not written to the term/vote file: after a restart a node votes again in the same term",
+            "one-vote-per-term",
             ("one-vote-per-term", "election-safety"),
             procedures=lambda p: attrs.evolve(p, persist_vote=False),
         ),
         Mutant(
             "term-not-durable",
+            "dledger #85",
             "neither currTerm nor votedFor survives a restart (the term rolls back, cf. #85)",
+            "term-monotonic",
             ("term-monotonic", "one-vote-per-term"),
             procedures=lambda p: attrs.evolve(p, persist_term=False),
         ),
         Mutant(
             "double-vote",
+            None,
             "handle_vote forgets the already-voted row: a node grants every candidate of its term",
+            "election-safety",
             ("election-safety", "one-vote-per-term"),
             procedures=lambda p: attrs.evolve(p, handle_vote=_ignores_vote_rows("already_voted_this_term")),
         ),
         Mutant(
             "no-log-check",
+            None,
             "handle_vote skips the ledger comparison: an out-of-date candidate can win",
+            "vote-log-up-to-date",
             ("vote-log-up-to-date", "leader-completeness", "committed-prefix"),
             procedures=lambda p: attrs.evolve(
                 p, handle_vote=_ignores_vote_rows("expired_ledger_term", "small_ledger_end_index")
@@ -98,13 +105,17 @@ MUTANTS: dict[str, Mutant] = {
         ),
         Mutant(
             "pr48-term-before-log",
+            "dledger PR #48",
             "PR #48: the term checks come before the log checks (V-A order in a 0.2+ node)",
+            None,
             ("fingerprint",),
             profile=lambda p: attrs.evolve(p, vote_order=VOTE_ORDER_V_A),
         ),
         Mutant(
             "pr25-has-leader-votes-next",
+            "dledger PR #25",
             "PR #25: ALREADY_HAS_LEADER parsed as WAIT_TO_VOTE_NEXT (term inflation under asymmetric partition)",
+            None,
             ("fingerprint", "term inflation"),
             profile=lambda p: attrs.evolve(
                 p,
@@ -115,55 +126,73 @@ MUTANTS: dict[str, Mutant] = {
         ),
         Mutant(
             "pr37-no-parse-reset",
+            "dledger PR #37",
             "PR #37: toFollower does not reset lastParseResult, so the round after a timeout raises the term",
+            None,
             ("first round after a follower timeout is at the old term",),
             profile=lambda p: attrs.evolve(p, follower_resets_parse_result=False),
         ),
         Mutant(
             "issue247-ignore-higher-term",
+            "dledger #247",
             "#247: a leader with a heartbeat quorum ignores a higher term (H-A order in a 0.4 node)",
+            None,
             ("fingerprint",),
             profile=lambda p: attrs.evolve(p, heartbeat_order=HEARTBEAT_ORDER_H_A),
         ),
         Mutant(
             "issue52-end-term-from-curr-term",
+            "dledger #52",
             "#52: a follower sets ledgerEndTerm from its currTerm instead of the entry's term",
+            "ledger-end-term",
             ("ledger-end-term",),
             procedures=lambda p: attrs.evolve(p, ledger_end_term_after_append=lambda entry, curr_term: curr_term),
         ),
         Mutant(
             "issue278-commit-unclamped",
+            "dledger #278",
             "#278: a follower's committedIndex follows the leader's beyond its own ledger end",
+            "applied-committed-end",
             ("applied-committed-end",),
             procedures=lambda p: attrs.evolve(p, handle_push=_follower_commit_unclamped),
         ),
         Mutant(
             "issue316-no-clamp-after-truncate",
+            "dledger #316",
             "#316: truncation leaves committedIndex above ledgerEnd",
+            "applied-committed-end",
             ("applied-committed-end",),
             procedures=lambda p: attrs.evolve(p, handle_push=_no_clamp_after_truncate),
         ),
         Mutant(
             "compare-ignores-term",
+            None,
             "a follower's COMPARE matches by index alone: it keeps a conflicting prefix (Raft's log matching)",
+            "committed-prefix",
             ("log-matching", "committed-prefix"),
             procedures=lambda p: attrs.evolve(p, handle_push=_compare_ignores_term),
         ),
         Mutant(
             "g1-commit-rule",
+            None,
             "G2 log with G1's commit rule: an old-term entry commits by counting (Raft figure 8)",
+            "leader-completeness",
             ("leader-completeness", "committed-prefix"),
             procedures=lambda p: attrs.evolve(p, leader_commit_index=_g1_commit_rule),
         ),
         Mutant(
             "issue282-vote-blocked-while-candidate",
+            "dledger #282",
             "#282: vote requests are not answered while the node's own vote round is open",
+            "liveness",
             ("liveness",),
             procedures=lambda p: attrs.evolve(p, answer_votes_while_campaigning=False),
         ),
         Mutant(
             "follower-never-times-out",
+            None,
             "followers never time out: after the leader dies nobody campaigns",
+            "liveness",
             ("liveness",),
             procedures=lambda p: attrs.evolve(p, follower_timed_out=lambda now, last, timing=None: False),
         ),

@@ -26,19 +26,16 @@ from spec.controller.profiles import DEFAULT_PROFILE
 from spec.controller.records import AlterSyncStateSetResponse, BrokerRegistration, ResponseCode, SyncStateInfo
 from spec.controller.rules import DEFAULT_RULES, ControllerRules
 from spec.frozenmap import FrozenMap, frozen_map
+from spec.mutants import MutantInfo
 
 CONTROLLER = "controller"
 BROKER = "broker"
 
 
 @attrs.frozen(slots=True)
-class Mutant:
-    name: str
-    issue: Optional[str]
-    description: str
+class Mutant(MutantInfo):
     layer: str  # CONTROLLER or BROKER: which rules bundle it changes
     replaces: FrozenMap = attrs.field(converter=frozen_map)  # field -> procedure
-    violates: str  # the invariant that catches it
 
     def apply(self, rules):
         return attrs.evolve(rules, **dict(self.replaces))
@@ -242,106 +239,124 @@ _ALL = (
     Mutant(
         "expand-counted-after-ack", "#5663",
         "a pending expansion is not counted: writes acknowledged by the old set only",
-        BROKER, {"in_use": _in_use_local_only}, "no_acknowledged_message_lost",
+        "no_acknowledged_message_lost",
+        BROKER, {"in_use": _in_use_local_only},
     ),
     Mutant(
         "confirm-offset-ignores-unconnected-member", "#6662",
         "confirmOffset computed over connected members only, ignoring an in-sync member without a connection",
-        BROKER, {"compute_master_confirm_offset": _confirm_ignoring_unconnected}, "confirm_offset_bounded",
+        "confirm_offset_bounded",
+        BROKER, {"compute_master_confirm_offset": _confirm_ignoring_unconnected},
     ),
     Mutant(
         "confirm-offset-counts-unreported-ack", "#6728",
         "a connection's ack of -1 (not yet reported) enters the confirmOffset min",
-        BROKER, {"compute_master_confirm_offset": _confirm_counting_unreported_ack}, "confirm_offset_bounded",
+        "confirm_offset_bounded",
+        BROKER, {"compute_master_confirm_offset": _confirm_counting_unreported_ack},
     ),
     Mutant(
         "confirm-offset-skips-unacked-member", None,
         "confirmOffset skips acks <= 0 (the note's rule, upstream HEAD): a member that has just "
         "connected, or whose log is empty, no longer bounds it",
-        BROKER, {"compute_master_confirm_offset": _confirm_skipping_unacked}, "confirm_offset_bounded",
+        "confirm_offset_bounded",
+        BROKER, {"compute_master_confirm_offset": _confirm_skipping_unacked},
     ),
     Mutant(
         "new-master-adopts-self", "#6342",
         "a broker becoming master adopts {self} at the controller's syncStateSetEpoch",
-        BROKER, {"adopt_sync_state_set_on_promotion": _adopt_self}, "sync_state_set_epoch_unique",
+        "sync_state_set_epoch_unique",
+        BROKER, {"adopt_sync_state_set_on_promotion": _adopt_self},
     ),
     Mutant(
         "shrink-removes-master", "#7219",
         "the shrink check drops the master itself (it has no caught-up time)",
-        BROKER, {"maybe_shrink": _shrink_including_master}, "master_in_sync_state_set",
+        "master_in_sync_state_set",
+        BROKER, {"maybe_shrink": _shrink_including_master},
     ),
     Mutant(
         "alter-without-master-crashes", "#7293",
         "alterSyncStateSet on a set without a master throws (NPE): a system-error reply",
-        CONTROLLER, {"alter_sync_state_set": _alter_npe_without_master}, "reply_code_allowed",
+        "reply_code_allowed",
+        CONTROLLER, {"alter_sync_state_set": _alter_npe_without_master},
     ),
     Mutant(
         "elect-reply-old-sync-state-set-epoch", "#5045",
         "the electMaster reply reports the old syncStateSetEpoch",
-        CONTROLLER, {"elect_master": _elect_reply_old_epoch}, "reply_matches_state",
+        "reply_matches_state",
+        CONTROLLER, {"elect_master": _elect_reply_old_epoch},
     ),
     Mutant(
         "no-periodic-reelect", "#6382",
         "no periodic re-elect scan: a dead master whose expiry election was missed stays recorded",
-        CONTROLLER, {"scan_need_reelect_broker_sets": lambda metadata, liveness: ()}, "no_stuck_dead_master",
+        "no_stuck_dead_master",
+        CONTROLLER, {"scan_need_reelect_broker_sets": lambda metadata, liveness: ()},
     ),
     Mutant(
         "heartbeat-of-unknown-broker-ignored", "#5712",
         "heartbeats refresh only brokers that registered with this controller node (lost after a leader change)",
-        CONTROLLER, {"on_broker_heartbeat": _heartbeat_only_known}, "no_stuck_dead_master",
+        "no_stuck_dead_master",
+        CONTROLLER, {"on_broker_heartbeat": _heartbeat_only_known},
     ),
     Mutant(
         "elect-offset-comparator-overflow", "#10578",
         "candidates ordered with the maxOffset difference narrowed to a 32-bit int",
-        CONTROLLER, {"candidate_order": _order_narrowing}, "elected_master_most_up_to_date",
+        "elected_master_most_up_to_date",
+        CONTROLLER, {"candidate_order": _order_narrowing},
     ),
     Mutant(
         "writes-before-role-confirmed", "#6508",
         "a restarted broker is not fenced: it serves as a master of its last known masterEpoch "
         "(its configured role) before the controller confirms a role",
-        BROKER, {"on_restart": _restart_in_configured_role}, "one_master_per_master_epoch",
+        "one_master_per_master_epoch",
+        BROKER, {"on_restart": _restart_in_configured_role},
     ),
     Mutant(
         "consume-queue-past-confirm-offset", "#6609",
         "after a restart the consume queue is rebuilt past confirmOffset",
-        BROKER, {"recovered_dispatch_end": _recovered_dispatch_to_log_end}, "consumed_message_never_truncated",
+        "consumed_message_never_truncated",
+        BROKER, {"recovered_dispatch_end": _recovered_dispatch_to_log_end},
     ),
     Mutant(
         "queue-offsets-reused-after-restart", "#7689",
         "after a restart queue offsets continue from confirmOffset, reusing those of later messages",
-        BROKER, {"next_queue_offsets_after_recovery": _queue_offsets_from_consume_queue}, "queue_offsets_never_reused",
+        "queue_offsets_never_reused",
+        BROKER, {"next_queue_offsets_after_recovery": _queue_offsets_from_consume_queue},
     ),
     Mutant(
         "alter-ignores-sync-state-set-epoch", None,
         "alterSyncStateSet skips the syncStateSetEpoch check (not a compare-and-set)",
-        CONTROLLER, {"alter_sync_state_set": _alter_ignoring_sync_state_set_epoch}, "alter_is_compare_and_set",
+        "alter_is_compare_and_set",
+        CONTROLLER, {"alter_sync_state_set": _alter_ignoring_sync_state_set_epoch},
     ),
     Mutant(
         "unclean-pass-always", None,
         "the elect policy falls back to all replicas even with enableElectUncleanMaster off",
-        CONTROLLER, {"elect_master": _elect_always_unclean}, "elected_master_was_eligible",
+        "elected_master_was_eligible",
+        CONTROLLER, {"elect_master": _elect_always_unclean},
     ),
     Mutant(
         "apply-broker-id-ignores-check-code", None,
         "applyBrokerId hands out a held id whatever the check code, and applying it overwrites the holder",
-        CONTROLLER,
-        {"apply_broker_id": _apply_broker_id_any_code, "apply_event": _apply_overwriting_broker_id},
         "broker_id_check_code_stable",
+        CONTROLLER, {"apply_broker_id": _apply_broker_id_any_code, "apply_event": _apply_overwriting_broker_id},
     ),
     Mutant(
         "elect-keeps-master-epoch", None,
         "an election installs the new master without bumping masterEpoch",
-        CONTROLLER, {"apply_event": _apply_elect_keeping_master_epoch}, "one_master_per_master_epoch",
+        "one_master_per_master_epoch",
+        CONTROLLER, {"apply_event": _apply_elect_keeping_master_epoch},
     ),
     Mutant(
         "elect-resets-sync-state-set-epoch", None,
         "an election sets syncStateSetEpoch to the new masterEpoch",
-        CONTROLLER, {"apply_event": _apply_elect_resetting_epoch}, "epochs_never_decrease",
+        "epochs_never_decrease",
+        CONTROLLER, {"apply_event": _apply_elect_resetting_epoch},
     ),
     Mutant(
         "apply-role-without-epoch-check", None,
         "a broker applies any role notification, older masterEpochs included",
-        BROKER, {"change_broker_role": _change_role_any_epoch}, "never_apply_older_epoch",
+        "never_apply_older_epoch",
+        BROKER, {"change_broker_role": _change_role_any_epoch},
     ),
 )
 

@@ -1,7 +1,7 @@
 """``rmqha mutants --scenario S``: does the suite kill every known-bad variant of S?
 
 Mutation testing of the suite itself. A scenario's registry of known-bad variants
-(``Scenario.mutants`` in conformance/campaign.py: name, upstream issue, description,
+(``Scenario.mutants`` in conformance/scenarios/registry.py: name, upstream issue, description,
 the invariant expected to catch it) names the mutants; each one runs as adapter
 ``mutant:NAME`` through the same seeded campaign runs as ``rmqha run`` (one generated
 script per seed, every invariant checked after every step), seed after seed, and
@@ -26,9 +26,9 @@ from pathlib import Path
 import attrs
 
 from conformance.errors import UserError
+from conformance.faults import DEFAULT_FAULT_MIXES, check_fault_mixes
 
 DEFAULT_RUNS = 200
-DEFAULT_FAULT_MIXES = ("mixed", "crash", "partition", "lossy", "none")
 DEFAULT_DURATION_MS = 30_000
 
 
@@ -154,7 +154,7 @@ def hunt(info, configs, on_run=None, controls: dict | None = None) -> MutantOutc
 
 
 def select(scenario, names: list[str] | None):
-    registry = scenario.mutants()
+    registry = scenario.mutants
     if not registry:
         raise UserError(f"scenario {scenario.name!r} has no registered mutants")
     if not names:
@@ -186,7 +186,8 @@ def run(args) -> int:
     from tabulate import tabulate
     from tqdm import tqdm
 
-    from conformance.campaign import FAULT_MIXES, get_scenario, plan_configs
+    from conformance.campaign import plan_configs
+    from conformance.scenarios.registry import get_scenario
 
     scenario = get_scenario(args.scenario)
     selected = select(scenario, args.mutant)
@@ -194,9 +195,7 @@ def run(args) -> int:
         raise UserError("--runs must be at least 1")
     if args.duration_ms < 0:
         raise UserError("--duration-ms must not be negative")
-    for mix in args.fault_mix or ():
-        if mix not in FAULT_MIXES:
-            raise UserError(f"unknown fault mix {mix!r} (known: {', '.join(FAULT_MIXES)})")
+    check_fault_mixes(args.fault_mix or ())
     replay_dir = _check_paths(args)
     group_sizes = tuple(args.group_size or scenario.group_sizes)
     fault_mixes = tuple(args.fault_mix or DEFAULT_FAULT_MIXES)

@@ -4,8 +4,9 @@ from __future__ import annotations
 import datetime as _dt
 import sys
 
-from conformance.campaign import get_scenario
 from conformance.errors import UserError
+from conformance.faults import DEFAULT_FAULT_MIXES
+from conformance.scenarios.registry import get_scenario
 from results.spark import DEFAULT_MASTER
 
 DEFAULTS = {"runs": 200, "out": "rmqha-results"}
@@ -61,7 +62,7 @@ def campaign_spec_from(args):
         first_seed=args.seed,
         profile=args.profile,
         group_sizes=tuple(args.group_size or get_scenario(args.scenario).group_sizes),
-        fault_mixes=tuple(args.fault_mix or ("mixed", "crash", "partition", "lossy", "none")),
+        fault_mixes=tuple(args.fault_mix or DEFAULT_FAULT_MIXES),
         duration_ms=args.duration,
         chunk_size=chunk,
     )

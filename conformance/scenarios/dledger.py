@@ -16,13 +16,20 @@ Steps, besides those every scenario understands (``conformance/scenarios/base.py
 """
 from __future__ import annotations
 
-from results.runresult import Metric
+import random
+
+from conformance.errors import UserError
+from conformance.faults import FAULT_MIXES, check_fault_mixes
 from conformance.scenarios.base import ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
-from conformance.targets import DLedgerTarget
+from conformance.targets import DLedgerTarget, dledger_target
 from reference.simulator import Simulator
+from results.runresult import Metric, RunConfig
+from spec.dledger.candidate import CandidateAction
+from spec.dledger.heartbeat import HEARTBEAT_OUTCOMES, HEARTBEAT_ROUND_OUTCOMES
+from spec.dledger.log import PUSH_ROWS
 from spec.dledger.profiles import DEFAULT_TIMING, Timing
-from spec.dledger.records import ClientAppend, DLedgerView, Role, VoteRequest, VoteResponse
+from spec.dledger.records import ClientAppend, DLedgerView, ParseResult, Role, VoteRequest, VoteResponse, VoteResult
 from spec.invariants import dledger as inv
 
 AWAIT_POLL_MS = 50  # how often await-leader looks for a stable leader
@@ -239,3 +246,108 @@ class DLedgerCluster(SimCluster):
         v = self._view(step, where)
         if v.committed_index != self.int_arg(step, 2):
             raise ExpectationFailed(f"{where}: but {v.node_id} committed {v.committed_index}")
+
+
+# ---------------------------------------------------------------- campaign runs
+
+
+def dledger_outcomes() -> dict[str, tuple[str, ...]]:
+    """Every outcome of each spec procedure a DLedger run exercises (for coverage)."""
+    return {
+        "handle_vote": tuple(r.value for r in VoteResult if r is not VoteResult.UNKNOWN),
+        "handle_heartbeat": HEARTBEAT_OUTCOMES,
+        "candidate_round": tuple(a.value for a in CandidateAction if a is not CandidateAction.WAIT),
+        "parse_vote_result": tuple(r.value for r in ParseResult),
+        "heartbeat_round": HEARTBEAT_ROUND_OUTCOMES,
+        "follower_timeout": ("TIMED_OUT",),
+        "handle_push": PUSH_ROWS,
+        "client_append": ("APPENDED", "NOT_LEADER"),
+    }
+
+
+def generate_dledger_script(config: RunConfig, timing: Timing = DEFAULT_TIMING) -> Script:
+    """A random but seed-determined fault schedule, then healing and a liveness check."""
+    check_fault_mixes((config.fault_mix,))
+    if not 1 <= config.group_size <= 9:
+        raise UserError(f"group size must be between 1 and 9, not {config.group_size}")
+    rng = random.Random(f"{config.seed}:plan")
+    nodes = tuple(f"n{i}" for i in range(1, config.group_size + 1))
+    faults = FAULT_MIXES[config.fault_mix]
+    steps: list[Step] = [Step("run", (str(rng.randint(2000, 6000)),))]
+    down: set[str] = set()
+    elapsed = 0
+    body = 0
+    while elapsed < config.duration_ms:
+        choice = rng.choice(faults + ("append", "append", "run", "run"))
+        if choice == "crash":
+            up = [n for n in nodes if n not in down]
+            if down and rng.random() < 0.5:
+                n = rng.choice(sorted(down))
+                down.discard(n)
+                steps.append(Step("restart", (n,)))
+            elif up:
+                n = rng.choice(up)
+                down.add(n)
+                steps.append(Step("crash", (n,)))
+        elif choice == "crash-leader":
+            # an unknown number of nodes may be down after this: restart one first
+            if down:
+                n = rng.choice(sorted(down))
+                down.discard(n)
+                steps.append(Step("restart", (n,)))
+            steps.append(Step("crash-leader"))
+            steps.append(Step("run", (str(rng.randint(50, 3000)),)))
+            steps.append(Step("restart-all"))
+            down.clear()
+        elif choice == "isolate-leader":
+            steps.append(Step("isolate-leader"))
+            body += 1
+            steps.append(Step("append-leader", (f"m{body}",)))
+        elif choice == "partition" and len(nodes) > 1:
+            shuffled = list(nodes)
+            rng.shuffle(shuffled)
+            cut = rng.randint(1, len(nodes) - 1)
+            steps.append(Step("partition", tuple(shuffled[:cut]) + ("|",) + tuple(shuffled[cut:])))
+        elif choice == "block" and len(nodes) > 1:
+            a, b = rng.sample(nodes, 2)
+            steps.append(Step("block", (a, b)))
+        elif choice == "lossy":
+            if rng.random() < 0.5:
+                drop = rng.choice(("0.05", "0.2", "0.5"))
+                steps.append(Step("net", (f"1..{rng.choice((20, 100, 400))}", f"drop={drop}", "dup=0.05")))
+            else:
+                steps.append(Step("net", ("default",)))
+        elif choice == "append":
+            body += 1
+            if rng.random() < 0.25:  # clients sometimes reach a node that does not lead
+                steps.append(Step("append", (rng.choice(nodes), f"m{body}")))
+            else:
+                steps.append(Step("append-leader", (f"m{body}",)))
+        if choice in ("partition", "block", "isolate-leader") and rng.random() < 0.3:
+            steps.append(Step("heal"))
+        ms = rng.randint(100, 4000)
+        steps.append(Step("run", (str(ms),)))
+        elapsed += ms
+    # the last fault heals: everything restarts, the network is clean
+    steps.append(Step("heal"))
+    steps.append(Step("restart-all"))
+    steps.append(Step("net", ("default",)))
+    steps.append(Step("await-leader"))
+    for i in range(3):
+        body += 1
+        steps.append(Step("append-leader", (f"m{body}",)))
+    steps.append(Step("run", ("3000",)))
+    return Script(
+        scenario="dledger",
+        nodes=nodes,
+        seed=config.seed,
+        profile=config.profile,
+        adapter=config.adapter,
+        start_spread_ms=1000,
+        steps=tuple(steps),
+    )
+
+
+def build_dledger(script: Script, adapter: str, record_trace: bool = True, timing: Timing = DEFAULT_TIMING):
+    target = dledger_target(adapter, script.profile, timing)
+    return DLedgerCluster(script, target, timing, record_trace)

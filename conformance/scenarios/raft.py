@@ -9,9 +9,12 @@ there; ``reference`` and ``mutant:NAME`` run rmqha's DLedger node seen as a Raft
 """
 from __future__ import annotations
 
-from conformance.scenarios.dledger import DLedgerCluster
+import attrs
+
+from conformance.scenarios.dledger import DLedgerCluster, generate_dledger_script
 from conformance.script import Script
-from conformance.targets import RaftTarget
+from conformance.targets import RaftTarget, raft_target
+from results.runresult import RunConfig
 from spec.invariants import raft as inv
 from spec.raft.records import ClientCommand, RaftView
 
@@ -40,3 +43,12 @@ class RaftCluster(DLedgerCluster):
         for violation in inv.check_node(self.history, view):
             self.violate(violation)
         inv.record(self.history, view)
+
+
+def build_raft(script: Script, adapter: str, record_trace: bool = True):
+    return RaftCluster(script, raft_target(adapter), record_trace)
+
+
+def generate_raft_script(config: RunConfig) -> Script:
+    """The DLedger fault schedules (their steps are generic Raft steps), for a ``raft`` group."""
+    return attrs.evolve(generate_dledger_script(config), scenario="raft")

@@ -41,7 +41,7 @@ class TruncationTarget:
 
 def truncation_target(adapter: str) -> TruncationTarget:
     from conformance.targets import RMQHA_IMPLEMENTATION, rmqha_version
-    from spec.proofs.truncation_model import VARIANTS
+    from spec.truncation.variants import VARIANTS
 
     if adapter == "reference":
         return TruncationTarget(adapter, RMQHA_IMPLEMENTATION, rmqha_version(), REFERENCE)

@@ -55,6 +55,7 @@ from spec.truncation.algebra import (
     find_consistent_point_arrays,
     suffix_truncated_count,
 )
+from spec.truncation.variants import VARIANTS
 
 NO_BOUND = 10**6
 REPLICAS = ("A", "B")
@@ -85,19 +86,6 @@ class _Z3Ops:
 
 
 Z3 = _Z3Ops()
-
-# Known-bad variants, by the names the CLI and the docs use.
-VARIANTS: dict[str, Variant] = {
-    "epoch-only-match": Variant(epoch_only_match=True),
-    "max-of-end-offsets": Variant(max_of_ends=True),
-    "ascending-scan": Variant(ascending_scan=True),
-    "end-off-by-one": Variant(end_off_by_one=True),
-    "equal-start-append": Variant(equal_start_append=True),
-    "label-switched-before-header": Variant(label_switched_early=True),
-    "finite-end-after-suffix-truncation": Variant(finite_end_after_suffix_truncation=True),
-    "upstream-empty-epoch": Variant(skip_empty_epochs=False),
-}
-
 
 @attrs.define
 class _Replica:

@@ -2,7 +2,8 @@
 byte, and each controller mutant is killed by a seeded campaign run (docs/controller-stack.md)."""
 import pytest
 
-from conformance.campaign import execute, get_scenario, run_one
+from conformance.campaign import execute, run_one
+from conformance.scenarios.registry import get_scenario
 from results.runresult import RunConfig
 from conformance.script import parse_script
 from reference.mutants_controller import MUTANTS

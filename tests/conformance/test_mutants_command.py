@@ -4,10 +4,11 @@ import json
 import attrs
 import pytest
 
-from conformance import campaign
-from conformance.campaign import SCENARIOS, MutantInfo
 from cli.main import main
+from conformance import campaign
+from conformance.scenarios.registry import SCENARIOS
 from reference import mutants as dledger_mutants
+from spec.mutants import MutantInfo
 
 FAST = ["--duration-ms", "2000", "--quiet"]
 
@@ -30,10 +31,9 @@ def test_a_known_bad_mutant_is_killed(tmp_path, capsys):
 
 def test_the_reference_itself_registered_as_a_mutant_survives(monkeypatch, capsys):
     # a registry entry whose "mutant" is the reference: no run can fail, so it must survive
-    monkeypatch.setitem(dledger_mutants.MUTANTS, "same-as-reference",
-                        dledger_mutants.Mutant("same-as-reference", "the reference, unchanged", ("election-safety",)))
-    info = MutantInfo("same-as-reference", None, "the reference, unchanged", "election-safety")
-    monkeypatch.setitem(SCENARIOS, "dledger", attrs.evolve(SCENARIOS["dledger"], mutants=lambda: (info,)))
+    mutant = dledger_mutants.Mutant("same-as-reference", None, "the reference, unchanged", "election-safety")
+    monkeypatch.setitem(dledger_mutants.MUTANTS, mutant.name, mutant)
+    monkeypatch.setitem(SCENARIOS, "dledger", attrs.evolve(SCENARIOS["dledger"], mutants=(mutant,)))
     status = main(["mutants", "--scenario", "dledger", "--runs", "3", *FAST])
     out = capsys.readouterr().out
     assert status == 1
@@ -44,11 +44,10 @@ def test_a_mutant_that_raises_is_an_error_not_a_kill(monkeypatch, capsys):
     def explodes(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setitem(dledger_mutants.MUTANTS, "explodes", dledger_mutants.Mutant(
-        "explodes", "handle_vote raises", ("election-safety",),
-        procedures=lambda p: attrs.evolve(p, handle_vote=explodes)))
-    monkeypatch.setitem(SCENARIOS, "dledger", attrs.evolve(
-        SCENARIOS["dledger"], mutants=lambda: (MutantInfo("explodes", None, "handle_vote raises", "election-safety"),)))
+    mutant = dledger_mutants.Mutant("explodes", None, "handle_vote raises", "election-safety",
+                                    procedures=lambda p: attrs.evolve(p, handle_vote=explodes))
+    monkeypatch.setitem(dledger_mutants.MUTANTS, mutant.name, mutant)
+    monkeypatch.setitem(SCENARIOS, "dledger", attrs.evolve(SCENARIOS["dledger"], mutants=(mutant,)))
     status = main(["mutants", "--scenario", "dledger", "--runs", "3", *FAST])
     out = capsys.readouterr().out
     assert status == 1
@@ -63,7 +62,7 @@ def test_a_mutant_that_raises_is_an_error_not_a_kill(monkeypatch, capsys):
     (["--scenario", "dledger", "--fault-mix", "storm"], "unknown fault mix 'storm'"),
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, message, monkeypatch, capsys):
-    monkeypatch.setitem(SCENARIOS, "raft", attrs.evolve(SCENARIOS["raft"], mutants=campaign._no_mutants))
+    monkeypatch.setitem(SCENARIOS, "raft", attrs.evolve(SCENARIOS["raft"], mutants=()))
     assert main(["mutants", *argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("rmqha: error: ") and message in err
@@ -81,10 +80,10 @@ def test_replay_dir_holds_a_script_that_rmqha_replay_reproduces(tmp_path, capsys
     assert "reproduced: term-monotonic" in replayed and "VIOLATED" not in replayed
 
 
-@pytest.mark.parametrize("name", [n for n, s in SCENARIOS.items() if s.mutants()])
+@pytest.mark.parametrize("name", [n for n, s in SCENARIOS.items() if s.mutants])
 def test_registry_entries_are_runnable_mutants_naming_scenario_invariants(name):
     scenario = SCENARIOS[name]
-    infos = scenario.mutants()
+    infos = scenario.mutants
     assert infos and len({m.name for m in infos}) == len(infos)
     for m in infos:
         assert m.violates is None or m.violates in scenario.properties, m
@@ -95,8 +94,13 @@ def test_registry_entries_are_runnable_mutants_naming_scenario_invariants(name):
         scenario.build(script, f"mutant:{m.name}", False)
 
 
+def test_a_dledger_mutant_violates_one_of_what_it_breaks():
+    for m in dledger_mutants.MUTANTS.values():
+        assert m.violates is None or m.violates in m.breaks, m.name
+
+
 def test_the_built_in_registries_are_filled():
-    assert {"dledger", "truncation"} <= {n for n, s in SCENARIOS.items() if s.mutants()}
+    assert {"dledger", "truncation"} <= {n for n, s in SCENARIOS.items() if s.mutants}
 
 
 def _result(config, verdict, first=None):

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.campaign import get_scenario
+from conformance.scenarios.registry import get_scenario
 from conformance.script import read_script
 from spec.invariants import raft as inv
 from spec.raft.records import RaftEntry, RaftRole, RaftView

@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from conformance.campaign import execute, get_scenario
+from conformance.campaign import execute
+from conformance.scenarios.registry import get_scenario
 from results.runresult import RunConfig
 from reference.node_api import Message, Ready
 from reference.simulator import NetConfig, SimulationError, Simulator

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from conformance.campaign import get_scenario
+from conformance.scenarios.registry import get_scenario
 from conformance.errors import UserError
 from results import io
 from results.schema import SCHEMAS, TABLES, flatten

@@ -44,7 +44,7 @@ def test_counterexample_schedule_is_harmless_on_the_reference(path):
 
 @pytest.mark.parametrize("scenario", ["dledger", "truncation"])
 def test_every_invariant_has_a_mutant_counterexample(scenario):
-    from conformance.campaign import get_scenario
+    from conformance.scenarios.registry import get_scenario
 
     covered = set()
     for p in MUTANT_SCRIPTS:

@@ -1,0 +1,94 @@
+"""Every scenario a campaign can run, one ``Scenario`` record each.
+
+A record says what a campaign needs to know about a scenario family: its default
+profile, the properties it judges, the spec outcomes it can exercise (for coverage),
+how to generate a run's script from a seed and build the cluster that executes it,
+its known-bad variants (each runnable as adapter ``mutant:NAME``, see ``rmqha
+mutants``) and the group sizes its generator accepts. A new scenario is one module
+under ``conformance/scenarios/`` and one record here.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import attrs
+
+from conformance.errors import UserError
+from conformance.faults import FAULT_MIXES
+from conformance.scenarios.controller import build_controller, controller_outcomes, generate_controller_script
+from conformance.scenarios.dledger import build_dledger, dledger_outcomes, generate_dledger_script
+from conformance.scenarios.raft import build_raft, generate_raft_script
+from conformance.scenarios.truncation import build_truncation, generate_truncation_script, truncation_outcomes
+from conformance.script import Script
+from reference import mutants as dledger_mutants
+from reference import mutants_controller as controller_mutants
+from results.runresult import RunConfig
+from spec.invariants import controller as controller_inv
+from spec.invariants import dledger as dledger_inv
+from spec.invariants import raft as raft_inv
+from spec.invariants import truncation as truncation_inv
+from spec.mutants import MutantInfo
+from spec.truncation import variants as truncation_variants
+
+
+@attrs.frozen(slots=True)
+class Scenario:
+    """What a campaign needs to know about one scenario family."""
+
+    name: str
+    default_profile: str
+    properties: tuple[str, ...]
+    outcomes: dict  # procedure -> every outcome the spec can produce (for coverage)
+    generate: Callable[[RunConfig], Script]
+    build: Callable[..., object]  # build(script, adapter, record_trace) -> cluster
+    # the scenario's registry of known-bad variants, each runnable as adapter mutant:NAME
+    mutants: tuple[MutantInfo, ...] = ()
+    group_sizes: tuple[int, ...] = (3, 5)  # group sizes its generator accepts, rotated by seed
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "dledger": Scenario(
+        name="dledger",
+        default_profile="dledger-0.4",
+        properties=tuple(dledger_inv.INVARIANTS),
+        outcomes=dledger_outcomes(),
+        generate=generate_dledger_script,
+        build=build_dledger,
+        mutants=tuple(dledger_mutants.MUTANTS.values()),
+    ),
+    "raft": Scenario(
+        name="raft",
+        default_profile="raft",
+        properties=tuple(raft_inv.INVARIANTS),
+        outcomes={},  # the implementation's decisions are opaque: only invariants are judged
+        generate=generate_raft_script,
+        build=build_raft,
+    ),
+    "truncation": Scenario(
+        name="truncation",
+        default_profile="rocketmq-5.1",
+        properties=tuple(truncation_inv.INVARIANTS),
+        outcomes=truncation_outcomes(),
+        generate=lambda config: generate_truncation_script(config, FAULT_MIXES),
+        build=build_truncation,
+        mutants=tuple(truncation_variants.MUTANTS.values()),
+        group_sizes=(2, 3),
+    ),
+    "controller": Scenario(
+        name="controller",
+        default_profile="rocketmq-5.1",
+        properties=tuple(controller_inv.INVARIANTS),
+        outcomes=controller_outcomes(),
+        generate=lambda config: generate_controller_script(config, FAULT_MIXES),
+        build=build_controller,
+        mutants=tuple(controller_mutants.MUTANTS.values()),
+        group_sizes=(3, 2),
+    ),
+}
+
+
+def get_scenario(name: str) -> Scenario:
+    try:
+        return SCENARIOS[name]
+    except KeyError:
+        raise UserError(f"unknown scenario {name!r} (known: {', '.join(SCENARIOS)})") from None

@@ -1,0 +1,61 @@
+"""Known-bad variants of the truncation algorithm, by the names the CLI and the docs use.
+
+Each is a ``Variant`` of ``spec/truncation/algebra.py`` (flags the algebra, the
+concrete rules and the z3 model all read) with its mutant record: the proof
+(``rmqha prove truncation --variant NAME``) refutes it, and the ``truncation``
+scenario runs it as adapter ``mutant:NAME``. A new variant is one flag in ``Variant``,
+read where the rule it changes is written, plus one record here.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import attrs
+
+from spec.mutants import MutantInfo
+from spec.truncation.algebra import Variant
+
+
+@attrs.frozen(slots=True)
+class TruncationVariant(MutantInfo):
+    variant: Variant = Variant()
+
+
+# ``violates``: the scenario invariant its tests/scenarios/truncation counterexample
+# breaks, or None when no campaign counterexample is recorded
+MUTANTS: Mapping[str, TruncationVariant] = {m.name: m for m in (
+    TruncationVariant(
+        "epoch-only-match", None,
+        "entries match on epoch alone, ignoring the start offset (equivalent inside the model: docs/truncation.md)",
+        None, Variant(epoch_only_match=True)),
+    TruncationVariant(
+        "max-of-end-offsets", None,
+        "the consistent point takes the max instead of the min of two end offsets",
+        "prefix-agreement", Variant(max_of_ends=True)),
+    TruncationVariant(
+        "ascending-scan", None,
+        "entries are scanned by ascending epoch: the first match is the oldest",
+        "acknowledged-not-lost", Variant(ascending_scan=True)),
+    TruncationVariant(
+        "end-off-by-one", None,
+        "an entry's end offset is one past the next entry's start",
+        None, Variant(end_off_by_one=True)),
+    TruncationVariant(
+        "equal-start-append", None,
+        "an epoch entry whose start equals the last start is appended",
+        "epoch-file-well-formed", Variant(equal_start_append=True)),
+    TruncationVariant(
+        "label-switched-before-header", None,
+        "the last chunk of an epoch is labelled with the next epoch",
+        "positions-covered", Variant(label_switched_early=True)),
+    TruncationVariant(
+        "finite-end-after-suffix-truncation", None,
+        "suffix truncation leaves the survivor's old end",
+        None, Variant(finite_end_after_suffix_truncation=True)),
+    TruncationVariant(
+        "upstream-empty-epoch", "rocketmq PR #9942",
+        "entries holding no data take part in the comparison (upstream before PR #9942)",
+        "handshake-progress", Variant(skip_empty_epochs=False)),
+)}
+
+VARIANTS: Mapping[str, Variant] = {name: m.variant for name, m in MUTANTS.items()}
