@@ -8,9 +8,14 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from spec.controller.heartbeat import StaticLiveness
+from spec.controller.heartbeat import DEFAULT_ELECTION_PRIORITY, StaticLiveness
 from spec.controller.records import (
     EMPTY_METADATA,
+    BrokerRegistration,
+    BrokerReplicaInfo,
+    BrokerSetMetadata,
+    ControllerMetadata,
+    SyncStateInfo,
     AlterSyncStateSetRequest,
     ApplyBrokerIdRequest,
     CleanBrokerDataRequest,
@@ -117,35 +122,196 @@ def _address(i: int) -> str:
     return f"10.0.0.{i}:30911"
 
 
+# Broker ids: the controller's first ids, and ids from 16 on, which share HashSet buckets
+# with the small ones (17 with 1, 16 comes first): the elect policy's tie order shows there.
+BROKER_IDS = (1, 2, 3, 16, 17)
+# maxOffset values: small ones (ties are frequent) and ones around and beyond 2^31, where a
+# comparator that narrows the difference to an int (#10578) orders candidates wrongly.
+BIG_OFFSETS = (2**31 - 1, 2**31, 2**31 + 1, 2**32 + 7, 3 * 2**31)
+# electionPriority: upstream's default (Integer.MAX_VALUE, lowest) and configured ones.
+PRIORITIES = (1, 0, 2, 2**31 - 2, DEFAULT_ELECTION_PRIORITY)
+
+
 def controller_requests():
-    ids = st.integers(-1, 4)
+    ids = st.sampled_from((-1, 4) + BROKER_IDS)
     return st.one_of(
         st.builds(GetNextBrokerIdRequest, st.just(CLUSTER), st.just(NAME)),
         st.builds(ApplyBrokerIdRequest, st.just(CLUSTER), st.just(NAME), ids,
-                  st.integers(1, 3).map(lambda i: f"{_address(i)};{i}")),
-        st.builds(RegisterBrokerRequest, st.just(CLUSTER), st.just(NAME), st.integers(1, 3).map(_address), ids),
+                  st.sampled_from(BROKER_IDS).map(lambda i: f"{_address(i)};{i}")),
+        st.builds(RegisterBrokerRequest, st.just(CLUSTER), st.just(NAME), st.sampled_from(BROKER_IDS).map(_address),
+                  ids),
         st.builds(GetReplicaInfoRequest, st.just(NAME)),
         st.builds(AlterSyncStateSetRequest, st.just(NAME), st.none() | ids, st.integers(0, 3),
-                  st.frozensets(st.integers(1, 3)), st.integers(0, 3)),
-        st.builds(ElectMasterRequest, st.just(CLUSTER), st.just(NAME), ids),
-        st.builds(CleanBrokerDataRequest, st.just(CLUSTER), st.just(NAME), st.frozensets(st.integers(1, 3))),
+                  st.frozensets(st.sampled_from(BROKER_IDS)), st.integers(0, 3)),
+        # broker and controller triggers, and admin-designated elections (designate_elect)
+        st.builds(ElectMasterRequest, st.just(CLUSTER), st.just(NAME), ids, st.booleans()),
+        st.builds(CleanBrokerDataRequest, st.just(CLUSTER), st.just(NAME),
+                  st.none() | st.frozensets(st.sampled_from(BROKER_IDS)), st.booleans()),
     )
 
 
+def live_infos(alive):
+    """(epoch, maxOffset, electionPriority) per alive broker: often equal, sometimes 2^31 apart."""
+    offsets = st.integers(0, 500) | st.sampled_from(BIG_OFFSETS)
+    return st.fixed_dictionaries({i: st.tuples(st.integers(0, 3), offsets, st.sampled_from(PRIORITIES))
+                                  for i in sorted(alive)})
+
+
+def _check_code(i: int, millis: int = 1) -> str:
+    return f"{_address(i)};{millis}"
+
+
 @st.composite
-def controller_args(draw) -> dict:
-    """A metadata snapshot reached by applying random calls, then one more call."""
+def controller_metadata(draw):
+    """A broker set in any state the controller can reach: never elected, with a master, with
+    its master lost, with a master cleaned out of the SyncStateSet, or only half known (a
+    clean removed one of upstream's two tables); or nothing at all."""
+    if draw(st.integers(0, 9)) == 0:
+        return EMPTY_METADATA
+    ids = draw(st.frozensets(st.sampled_from(BROKER_IDS), min_size=1))
+    brokers = {i: BrokerRegistration(_address(i), _check_code(i)) for i in sorted(ids)}
+    replicas = BrokerReplicaInfo(next_assign_broker_id=len(ids) + 1 + draw(st.sampled_from((0, 0, 1, 15))),
+                                 brokers=brokers)
+    master_epoch = draw(st.sampled_from((0, 1, 2, 3, 7)))
+    if master_epoch == 0:
+        state = SyncStateInfo()
+    else:
+        master = draw(st.none() | st.sampled_from(sorted(ids)) | st.sampled_from(BROKER_IDS))
+        members = draw(st.frozensets(st.sampled_from(sorted(ids))))
+        if master is not None and draw(st.integers(0, 4)):
+            members |= {master}
+        state = SyncStateInfo(master, master_epoch, members, draw(st.integers(1, 5)))
+    half = draw(st.sampled_from(("both",) * 8 + ("replicas", "sync_state")))
+    found = BrokerSetMetadata(CLUSTER, replicas if half != "sync_state" else None, state if half != "replicas" else None)
+    return ControllerMetadata({NAME: found})
+
+
+def _known_ids(metadata) -> tuple[int, ...]:
+    found = metadata.get(NAME)
+    return tuple(sorted(found.replicas.all_brokers())) if found is not None and found.replicas else ()
+
+
+@st.composite
+def controller_request_for(draw, metadata):
+    """A request aimed at ``metadata`` most of the time: registered ids, the recorded master
+    and epochs, or one off; any request otherwise."""
+    found = metadata.get(NAME)
+    if found is None or found.sync_state is None or not draw(st.integers(0, 4)):
+        return draw(controller_requests())
+    ids = _known_ids(metadata) or BROKER_IDS
+    state = found.sync_state
+    some_id = st.sampled_from(ids) | st.sampled_from((-1, 4) + BROKER_IDS)
+    kind = draw(st.sampled_from(("apply", "register", "alter", "alter", "elect", "elect", "clean", "read")))
+    if kind == "apply":
+        applied = draw(st.sampled_from(ids + (found.replicas.next_assign_broker_id if found.replicas else 1, 1)))
+        return ApplyBrokerIdRequest(CLUSTER, NAME, applied, _check_code(applied, draw(st.sampled_from((1, 1, 2)))))
+    if kind == "register":
+        broker = draw(some_id)
+        return RegisterBrokerRequest(CLUSTER, NAME, _address(draw(st.sampled_from((broker, 9)))), broker)
+    if kind == "alter":
+        master = state.master_broker_id if draw(st.integers(0, 3)) else draw(st.none() | some_id)
+        members = draw(st.frozensets(st.sampled_from(ids + (4,))))
+        if master is not None and draw(st.integers(0, 3)):
+            members |= {master}
+        exact = draw(st.integers(0, 2))  # mostly the current epochs: the later checks are reached
+        return AlterSyncStateSetRequest(NAME, master, state.master_epoch if exact else draw(near(state.master_epoch)),
+                                        members, state.sync_state_set_epoch if exact == 1 else
+                                        draw(near(state.sync_state_set_epoch)))
+    if kind == "elect":
+        return ElectMasterRequest(CLUSTER, NAME, draw(some_id), draw(st.booleans()))
+    if kind == "clean":
+        return CleanBrokerDataRequest(CLUSTER, NAME, draw(st.none() | st.frozensets(st.sampled_from(ids + (4,)))),
+                                      draw(st.booleans()))
+    return draw(st.sampled_from((GetReplicaInfoRequest(NAME), GetNextBrokerIdRequest(CLUSTER, NAME))))
+
+
+ELECTIONS = ("mixed", "offsets_far_apart", "priorities", "tie", "designated")
+
+
+@st.composite
+def policy_election_args(draw, kind: str = "mixed") -> dict:
+    """An election the policy decides: a SyncStateSet of 2-4 brokers whose master (if any) is
+    gone, and candidates that are ``kind``: equal in (epoch, maxOffset) but for configured
+    priorities (``priorities``), equal in everything, with ids from 16 on among them
+    (``tie``: the HashSet order decides), one of them 2^31 or more bytes ahead or behind
+    (``offsets_far_apart``), any mix (``mixed``); or an admin designating one (``designated``)."""
+    members = draw(st.lists(st.sampled_from(BROKER_IDS), min_size=2, max_size=4, unique=True))
+    if kind == "tie":
+        members = sorted(set(members) | {draw(st.sampled_from((16, 17)))} | {draw(st.sampled_from((1, 2, 3)))})
+    master = draw(st.sampled_from(members) | st.none()) if len(members) > 2 else None  # two candidates remain
+    ids = frozenset(members) | draw(st.frozensets(st.sampled_from(BROKER_IDS)))
+    brokers = {i: BrokerRegistration(_address(i), _check_code(i)) for i in sorted(ids)}
+    state = SyncStateInfo(master, draw(st.integers(1, 4)), frozenset(members), draw(st.integers(1, 4)))
+    metadata = ControllerMetadata({NAME: BrokerSetMetadata(CLUSTER, BrokerReplicaInfo(len(ids) + 1, brokers), state)})
+    alive = sorted(frozenset(members) - {master})
+    common = (2, 100, draw(st.sampled_from(PRIORITIES)))
+    if kind in ("tie", "designated"):
+        infos = {i: common for i in alive}
+    elif kind == "priorities":
+        infos = {i: common[:2] + (p,) for i, p in zip(alive, draw(st.permutations(PRIORITIES)))}
+    elif kind == "offsets_far_apart":
+        far = draw(st.sampled_from((2**31 + 100, 2**32 + 7, 3 * 2**31, 0)))
+        infos = {i: common if i != alive[-1] else (2, far, common[2]) for i in alive}
+    else:  # each candidate keeps the common (epoch, maxOffset, priority) or differs in one of them
+        varied = st.one_of(st.just(common), st.sampled_from((1, 3)).map(lambda e: (e,) + common[1:]),
+                           st.sampled_from(BIG_OFFSETS + (0,)).map(lambda o: (2, o, common[2])),
+                           st.sampled_from(PRIORITIES).map(lambda p: common[:2] + (p,)))
+        infos = draw(st.fixed_dictionaries({i: varied for i in alive}))
+    trigger = draw(st.sampled_from((-1,) + tuple(members)))
+    if kind == "designated":  # an admin designates a live broker (mqadmin electMaster)
+        request = ElectMasterRequest(CLUSTER, NAME, draw(st.sampled_from(alive)), True)
+    else:  # broker and controller triggers go to the policy
+        request = ElectMasterRequest(CLUSTER, NAME, trigger, False)
+    return {"metadata": metadata, "request": request,
+            "liveness": StaticLiveness.of(NAME, alive_ids=alive, infos=infos), "is_leader": True}
+
+
+@st.composite
+def admin_call_args(draw, forced: bool = False) -> dict:
+    """cleanBrokerData on a registered set: with or without an id list, forced
+    (``cleanLivingBroker``) or not."""
+    metadata = draw(controller_metadata().filter(lambda m: m.known(NAME) is not None))
+    ids = _known_ids(metadata)
+    alive = draw(st.frozensets(st.sampled_from(ids)))
+    listed = st.frozensets(st.sampled_from(ids + (4,)), min_size=1)
+    request = CleanBrokerDataRequest(CLUSTER, NAME, draw(listed if forced else st.none() | listed),
+                                     forced or draw(st.booleans()))
+    return {"metadata": metadata, "request": request, "is_leader": True,
+            "liveness": StaticLiveness.of(NAME, alive_ids=sorted(alive), infos=draw(live_infos(alive)))}
+
+
+def controller_args():
+    """``controller.handle`` arguments: any state and call; each kind of election the policy
+    decides; an operator's clean, forced with an id list or any."""
+    return st.one_of(any_controller_args(), *(policy_election_args(k) for k in ELECTIONS),
+                     admin_call_args(), admin_call_args(forced=True))
+
+
+@st.composite
+def any_controller_args(draw) -> dict:
+    """A metadata snapshot, maybe moved on by a few calls, then one more call aimed at it.
+
+    Every alive broker has heartbeat data, as with upstream's heartbeat manager (a broker is
+    alive only through its heartbeat entry).
+    """
     rules = ControllerRules()
-    metadata = EMPTY_METADATA
-    alive = draw(st.frozensets(st.integers(1, 3)))
-    liveness = StaticLiveness.of(NAME, alive_ids=sorted(alive),
-                                 infos={i: (draw(st.integers(0, 3)), draw(st.integers(0, 500))) for i in sorted(alive)})
-    for _ in range(draw(st.integers(0, 6))):
-        try:
-            _, metadata = rules.execute(metadata, draw(controller_requests()), liveness)
-        except (TypeError, ValueError):
-            continue
-    return {"metadata": metadata, "request": draw(controller_requests()), "liveness": liveness,
+    metadata = draw(controller_metadata())
+    ids = frozenset(_known_ids(metadata))
+    found = metadata.get(NAME)
+    master = found.sync_state.master_broker_id if found is not None and found.sync_state else None
+    how = draw(st.sampled_from(("failover", "all", "all", "any")))
+    if how == "failover":  # the master is gone, the others live: the policy chooses
+        alive = ids - {master}
+    elif how == "all":
+        alive = ids
+    else:
+        alive = draw(st.frozensets(st.sampled_from(BROKER_IDS)))
+    liveness = StaticLiveness.of(NAME, alive_ids=sorted(alive), infos=draw(live_infos(alive)))
+    for _ in range(draw(st.integers(0, 2))):
+        request = draw(controller_request_for(metadata))
+        if not isinstance(request, CleanBrokerDataRequest):  # keep the set for the call under test
+            _, metadata = rules.execute(metadata, request, liveness)
+    return {"metadata": metadata, "request": draw(controller_request_for(metadata)), "liveness": liveness,
             "is_leader": draw(st.booleans() | st.just(True))}
 
 

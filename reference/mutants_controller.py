@@ -9,7 +9,6 @@ caught by the invariant it names.
 """
 from __future__ import annotations
 
-import functools
 from typing import Mapping, Optional
 
 import attrs
@@ -21,6 +20,7 @@ from spec.broker.role import RoleDecision, RoleOutcome, change_broker_role
 from spec.broker.rules import DEFAULT_BROKER_RULES, BrokerRules
 from spec.controller import api as _api
 from spec.controller import events as _events
+from spec.controller.elect_policy import java_hash_set_order
 from spec.controller.heartbeat import HeartbeatTable, on_broker_heartbeat
 from spec.controller.profiles import DEFAULT_PROFILE
 from spec.controller.records import AlterSyncStateSetResponse, BrokerRegistration, ResponseCode, SyncStateInfo
@@ -78,20 +78,107 @@ def _java_int(value: int) -> int:
 
 def _narrowing_compare(a, b) -> int:
     """``DefaultElectPolicy``'s comparator before #10578: the offset difference cast to int."""
-    (id_a, ia), (id_b, ib) = a, b
+    (_, ia), (_, ib) = a, b
     if ia is None or ib is None:
-        return (ia is None) - (ib is None) or id_a - id_b
+        return (ia is None) - (ib is None)
     if ia.epoch != ib.epoch:
-        result = ib.epoch - ia.epoch
-    elif ia.max_offset != ib.max_offset:
-        result = _java_int(ib.max_offset - ia.max_offset)
-    else:
-        result = ia.election_priority - ib.election_priority
-    return result or id_a - id_b
+        return ib.epoch - ia.epoch
+    if ia.max_offset != ib.max_offset:
+        return _java_int(ib.max_offset - ia.max_offset)
+    return ia.election_priority - ib.election_priority
+
+
+class _TreeSetNode:
+    __slots__ = ("item", "left", "right", "parent", "red")
+
+    def __init__(self, item, parent):
+        self.item, self.left, self.right, self.parent, self.red = item, None, None, parent, True
+
+
+def _java_tree_set_first(items, compare):
+    """``TreeSet.first()`` after adding ``items`` in order (``java.util.TreeMap``'s red-black tree).
+
+    With a comparator that is not a total order (the narrowed one) the answer depends on
+    the tree's shape, so the insertion and its rebalancing are reproduced exactly. An item
+    comparing equal to one already in the tree is not added.
+    """
+    root = None
+
+    def rotate(x, left: bool):
+        y = x.right if left else x.left
+        inner = y.left if left else y.right
+        if left:
+            x.right = inner
+        else:
+            x.left = inner
+        if inner is not None:
+            inner.parent = x
+        y.parent = x.parent
+        if x.parent is None:
+            nonlocal root
+            root = y
+        elif x.parent.left is x:
+            x.parent.left = y
+        else:
+            x.parent.right = y
+        if left:
+            y.left = x
+        else:
+            y.right = x
+        x.parent = y
+
+    def red(n) -> bool:
+        return n is not None and n.red
+
+    for item in items:
+        if root is None:
+            root = _TreeSetNode(item, None)
+            root.red = False
+            continue
+        t = root
+        while True:
+            c = compare(item, t.item)
+            if c == 0:
+                break
+            nxt = t.left if c < 0 else t.right
+            if nxt is None:
+                x = _TreeSetNode(item, t)
+                if c < 0:
+                    t.left = x
+                else:
+                    t.right = x
+                break
+            t = nxt
+        if c == 0:
+            continue
+        while x is not root and x.parent.red:  # TreeMap.fixAfterInsertion
+            parent, grand = x.parent, x.parent.parent
+            parent_is_left = parent is grand.left
+            uncle = grand.right if parent_is_left else grand.left
+            if red(uncle):
+                parent.red, uncle.red, grand.red = False, False, True
+                x = grand
+                continue
+            if x is (parent.right if parent_is_left else parent.left):
+                x = parent
+                rotate(x, left=parent_is_left)
+                parent, grand = x.parent, x.parent.parent
+            parent.red, grand.red = False, True
+            rotate(grand, left=not parent_is_left)
+        root.red = False
+    node = root
+    while node is not None and node.left is not None:
+        node = node.left
+    return None if node is None else node.item
 
 
 def _order_narrowing(candidates):
-    return [b for b, _ in sorted(candidates, key=functools.cmp_to_key(_narrowing_compare))]
+    """The narrowed comparator's winner first, as upstream's TreeSet finds it (candidates
+    added in HashSet order); the order of the rest does not matter to the policy."""
+    by_id = dict(candidates)
+    order = java_hash_set_order(by_id)
+    first = _java_tree_set_first([(b, by_id[b]) for b in order], _narrowing_compare)
+    return [first[0]] + [b for b in order if b != first[0]]
 
 
 def _heartbeat_only_known(table: HeartbeatTable, heartbeat, now: int) -> HeartbeatTable:
@@ -299,7 +386,8 @@ _ALL = (
     ),
     Mutant(
         "elect-offset-comparator-overflow", "#10578",
-        "candidates ordered with the maxOffset difference narrowed to a 32-bit int",
+        "candidates ordered with the maxOffset difference narrowed to a 32-bit int (DefaultElectPolicy in "
+        "every 5.x release and develop until PR #10579)",
         "elected_master_most_up_to_date",
         CONTROLLER, {"candidate_order": _order_narrowing},
     ),

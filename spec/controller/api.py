@@ -593,15 +593,19 @@ def _listed_broker_alive(c: CleanCtx) -> Optional[ControllerResult]:
     return None
 
 
+def _ids_to_clean(request: CleanBrokerDataRequest) -> Optional[frozenset[int]]:
+    """The ids the event carries: upstream parses the list only when ``cleanLivingBroker``
+    is off, so a forced clean with an explicit list removes the whole set."""
+    return None if request.clean_living_broker else (request.broker_ids_to_clean or None)
+
+
 CLEAN_BROKER_DATA_RULES: tuple[Rule, ...] = (
     Rule("master_still_recorded", _master_still_recorded),
     Rule("listed_broker_alive", _listed_broker_alive),
     Rule(
         "cleaned",
-        lambda c: _reply(
-            CleanBrokerDataResponse(RC.SUCCESS),
-            [CleanBrokerDataEvent(c.request.broker_name, c.request.broker_ids_to_clean or None)],
-        )
+        lambda c: _reply(CleanBrokerDataResponse(RC.SUCCESS), [CleanBrokerDataEvent(c.request.broker_name,
+                                                                                     _ids_to_clean(c.request))])
         if c.metadata.known(c.request.broker_name) is not None
         else None,
     ),

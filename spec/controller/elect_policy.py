@@ -7,12 +7,18 @@ alive candidates and then:
 1. the old master, if it is among them and no *other* broker is designated;
 2. a designated broker (admin trigger) if it is among them, else no winner from
    this pass;
-3. otherwise the first candidate by (epoch desc, maxOffset desc, electionPriority asc,
-   brokerId asc) from the latest heartbeats; a broker without heartbeat data sorts
-   after every broker that has some.
+3. otherwise the first candidate by (epoch desc, maxOffset desc, electionPriority asc)
+   from the latest heartbeats; among equals, the first in ``java_hash_set_order``
+   (upstream adds the candidates to a TreeSet in the iteration order of a ``HashSet``,
+   and a TreeSet keeps the first of equal elements); a broker without heartbeat data
+   sorts after every broker that has some.
 
-Offsets are compared as Python ints (64-bit in Java); the int-narrowing comparator
-of #10578 lives in reference/mutants_controller.py.
+Offsets are compared as Python ints (64-bit in Java). Upstream's comparator narrowed the
+offset difference to a 32-bit int until apache/rocketmq#10578 (fixed by PR #10579, in
+2026; every 5.x release and develop before it have it): that ordering is the
+``elect-offset-comparator-overflow`` variant in reference/mutants_controller.py.
+Priorities are compared by subtraction upstream too, which is exact for the
+non-negative priorities brokers are configured with.
 """
 from __future__ import annotations
 
@@ -26,14 +32,40 @@ from spec.controller.heartbeat import BrokerLiveInfo, Liveness
 CandidateOrder = Callable[[Sequence[tuple[int, Optional[BrokerLiveInfo]]]], list[int]]
 
 
-def election_sort_key(broker_id: int, info: Optional[BrokerLiveInfo]) -> tuple:
+def java_hash_set_order(ids: Iterable[int]) -> list[int]:
+    """The iteration order of a ``java.util.HashSet<Long>`` holding ``ids``.
+
+    Buckets in index order: a Long hashes to ``(int)(v ^ v >>> 32)``, spread as
+    ``h ^ h >>> 16`` and masked by the table size (16, doubled whenever the set grows past
+    three quarters of it). Ids below 16 therefore come out ascending; 16 and above
+    interleave (17 shares 1's bucket, 16 comes before 1). Within a bucket Java keeps the
+    order of insertion, which depends on how the set was built; the spec takes ascending
+    ids (what a set built in ascending order gives).
+    """
+    ids = sorted(set(ids))
+    size = 16
+    while len(ids) > size * 3 // 4:
+        size *= 2
+
+    def bucket(v: int) -> int:
+        h = (v ^ (v >> 32)) & 0xFFFFFFFF  # (int)(value ^ (value >>> 32)), as an unsigned 32-bit pattern
+        return (h ^ (h >> 16)) & (size - 1)
+
+    return sorted(ids, key=lambda v: (bucket(v), v))
+
+
+def election_sort_key(info: Optional[BrokerLiveInfo]) -> tuple:
+    """(epoch desc, maxOffset desc, electionPriority asc); no data sorts last."""
     if info is None:
-        return (1, 0, 0, 0, broker_id)
-    return (0, -info.epoch, -info.max_offset, info.election_priority, broker_id)
+        return (1, 0, 0, 0)
+    return (0, -info.epoch, -info.max_offset, info.election_priority)
 
 
 def order_candidates(candidates: Sequence[tuple[int, Optional[BrokerLiveInfo]]]) -> list[int]:
-    return [broker_id for broker_id, info in sorted(candidates, key=lambda c: election_sort_key(*c))]
+    """Best first; equals keep their HashSet iteration order (the TreeSet keeps the first added)."""
+    position = {b: i for i, b in enumerate(java_hash_set_order(b for b, _ in candidates))}
+    ranked = sorted(candidates, key=lambda c: (election_sort_key(c[1]), position[c[0]]))
+    return [broker_id for broker_id, _ in ranked]
 
 
 @attrs.frozen(slots=True)

@@ -22,6 +22,10 @@ HEARTBEAT_INTERVAL_MS = 1_000
 UNKNOWN_EPOCH = -1
 UNKNOWN_OFFSET = -1
 DEFAULT_ELECTION_PRIORITY = 2**31 - 1  # Integer.MAX_VALUE: lowest priority
+# What a broker's first heartbeat records as its confirmOffset: onBrokerHeartbeat builds the
+# entry with the BrokerLiveInfo constructor that takes no confirmOffset, so the field keeps
+# Java's default (5.1.x and develop). Later heartbeats set it together with (epoch, maxOffset).
+FIRST_HEARTBEAT_CONFIRM_OFFSET = 0
 
 
 @attrs.frozen(slots=True)
@@ -78,9 +82,11 @@ def on_broker_heartbeat(table: HeartbeatTable, heartbeat: BrokerHeartbeat, now: 
     """Record a heartbeat.
 
     Any broker is accepted, registered or not (ignoring unknown brokers was #5712).
-    A live entry keeps its address; its (epoch, maxOffset) -- and confirmOffset with
-    them -- are replaced only when they grow: a larger epoch, or the same epoch with
-    a larger maxOffset. Timestamp, timeout and priority always follow the heartbeat.
+    A new entry records the heartbeat's epoch and maxOffset but confirmOffset 0
+    (``FIRST_HEARTBEAT_CONFIRM_OFFSET``, upstream's constructor). A live entry keeps its
+    address; its (epoch, maxOffset) -- and confirmOffset with them -- are replaced only
+    when they grow: a larger epoch, or the same epoch with a larger maxOffset.
+    Timestamp, timeout and priority always follow the heartbeat.
     """
     identity = heartbeat.identity
     prev = table.get(identity)
@@ -93,7 +99,7 @@ def on_broker_heartbeat(table: HeartbeatTable, heartbeat: BrokerHeartbeat, now: 
             heartbeat_timeout_millis=heartbeat.heartbeat_timeout_millis,
             epoch=heartbeat.epoch,
             max_offset=heartbeat.max_offset,
-            confirm_offset=heartbeat.confirm_offset,
+            confirm_offset=FIRST_HEARTBEAT_CONFIRM_OFFSET,
             election_priority=heartbeat.election_priority,
         )
     else:

@@ -63,7 +63,7 @@ class EpochFile:
         return " ".join(f"[e{e.epoch}@{e.start_offset}]" for e in self.entries)
 
 
-_NO_BOUND = 2**62  # "no bound" (Long.MAX_VALUE in the real cache)
+_NO_BOUND = 2**63 - 1  # "no bound": Long.MAX_VALUE, the end the real cache gives an open entry
 
 
 def of(*pairs: tuple[int, int]) -> EpochFile:
@@ -125,13 +125,20 @@ def truncate_suffix_by_epoch(f: EpochFile, epoch: int, variant: Variant = REFERE
     return EpochFile(kept, f.entries[len(kept)].start_offset if keep_end else None)
 
 
-def truncate_prefix_by_offset(f: EpochFile, offset: int) -> EpochFile:
-    """Drop entries ending at or before ``offset`` (never the last: it is open-ended)."""
+def truncate_prefix_by_offset(f: EpochFile, offset: int, variant: Variant = REFERENCE) -> EpochFile:
+    """Drop entries ending at or before ``offset`` (never the last: it is open-ended).
+
+    Under ``finite_end_after_suffix_truncation`` (upstream's ``EpochFileCache``) the
+    last entry is judged by its own end like the others: one whose end is finite (left
+    by suffix truncation, or set for a comparison) and ``<= offset`` is dropped too.
+    """
+    last = len(f.entries) - 1
+    drop_last = variant.finite_end_after_suffix_truncation and f.last_end is not None and f.last_end <= offset
     kept = tuple(
         e for i, e in enumerate(f.entries)
-        if i == len(f.entries) - 1 or f.entries[i + 1].start_offset > offset
+        if (i == last and not drop_last) or (i < last and f.entries[i + 1].start_offset > offset)
     )
-    return attrs.evolve(f, entries=kept)
+    return attrs.evolve(f, entries=kept, last_end=f.last_end if kept else None)
 
 
 def find_entry_by_offset(f: EpochFile, offset: int) -> EpochEntry | None:
@@ -162,7 +169,21 @@ def find_consistent_point(local: EpochFile, local_max: int, master: EpochFile, m
     """
     if not local.entries or not master.entries:
         return NO_POINT
-    return find_consistent_point_arrays(local.arrays(local_max), master.arrays(master_max), PY, variant)
+    return find_consistent_point_arrays(_compared(local, local_max, variant), _compared(master, master_max, variant),
+                                        PY, variant)
+
+
+def _compared(f: EpochFile, max_offset: int, variant: Variant) -> EpochArrays:
+    """``f`` as compared, its last end being the log's max offset.
+
+    The reference leaves out entries starting at or beyond the log's end, so the max
+    offset always ends its last compared entry. Without that cut (upstream before PR
+    #9942) the last end is set as ``setLastEpochEntryEndOffset`` sets it: not at all when
+    the last entry starts beyond the log's end, which stays open (Long.MAX_VALUE).
+    """
+    if variant.skip_empty_epochs:
+        return f.arrays(max_offset)
+    return set_last_end(EpochFile(f.entries), max_offset).arrays()
 
 
 def well_formed(f: EpochFile) -> bool:

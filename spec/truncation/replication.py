@@ -5,7 +5,8 @@
   with its max offset and all its epoch entries.
 * ``next_batch`` (master) and ``on_transfer_header`` (slave): a batch never crosses an
   epoch's end; the slave records an epoch entry when the header's epoch changes; a
-  header whose offset is not the slave's max offset drops the connection.
+  header whose offset is not the slave's max offset drops the connection (except on an
+  empty slave, which starts wherever the first batch does).
 * ``slave_confirm_offset``.
 """
 from __future__ import annotations
@@ -192,10 +193,16 @@ class HeaderDecision:
 
 
 def on_transfer_header(f: EpochFile, slave_max: int, header: TransferHeader) -> HeaderDecision:
-    """The slave receives a batch header (its max offset is before appending the batch)."""
-    if header.offset != slave_max:
+    """The slave receives a batch header (its max offset is before appending the batch).
+
+    An empty slave (max offset 0) takes the first batch wherever it starts, as
+    ``AutoSwitchHAClient`` does (it checks the offset only when its own max offset is not
+    0): a master that deleted its first commitlog files, or that syncs a new slave from
+    its last file, starts there, and the slave's log then begins at that offset.
+    """
+    if slave_max != 0 and header.offset != slave_max:
         return HeaderDecision(HeaderOutcome.OFFSET_MISMATCH, f, slave_confirm_offset(header.confirm_offset, slave_max))
-    new_max = slave_max + header.size
+    new_max = header.offset + header.size
     confirm = slave_confirm_offset(header.confirm_offset, new_max)
     if header.epoch != f.last_epoch:
         recorded, _ = append(f, header.epoch, header.epoch_start_offset)

@@ -49,12 +49,14 @@ MUTANTS: Mapping[str, TruncationVariant] = {m.name: m for m in (
         "the last chunk of an epoch is labelled with the next epoch",
         "positions-covered", Variant(label_switched_early=True)),
     TruncationVariant(
-        "finite-end-after-suffix-truncation", None,
-        "suffix truncation leaves the survivor's old end",
+        "finite-end-after-suffix-truncation", "rocketmq EpochFileCache (5.1.x, develop)",
+        "suffix truncation leaves the survivor's old end (lastEntry() returns a copy) and prefix truncation "
+        "drops a last entry with a finite end",
         None, Variant(finite_end_after_suffix_truncation=True)),
     TruncationVariant(
         "upstream-empty-epoch", "rocketmq PR #9942",
-        "entries holding no data take part in the comparison (upstream before PR #9942)",
+        "entries holding no data take part in the comparison, and one starting beyond the log's end is open-ended "
+        "(upstream before PR #9942)",
         "handshake-progress", Variant(skip_empty_epochs=False)),
 )}
 

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 from controller_cases import CLUSTER, NAME, R51, addr, metadata, state_of
 from spec.controller.heartbeat import (
     DEFAULT_ELECTION_PRIORITY,
+    FIRST_HEARTBEAT_CONFIRM_OFFSET,
     BrokerHeartbeat,
     HeartbeatLiveness,
     HeartbeatTable,
@@ -39,10 +40,17 @@ def table_of(*beats_at):
     return table
 
 
-def test_first_heartbeat_creates_the_entry_for_any_broker():
+def test_first_heartbeat_creates_the_entry_for_any_broker_with_confirm_offset_zero():
+    """DefaultBrokerHeartbeatManager.onBrokerHeartbeat builds a new entry with the BrokerLiveInfo
+    constructor that has no confirmOffset parameter: the first heartbeat's confirmOffset (200
+    here) is dropped and the entry holds 0 until (epoch, maxOffset) grow (5.1.x and develop)."""
     table = table_of((hb(7, epoch=2, max_offset=300, confirm=200, priority=3), 1_000))
     info = table.get(ident(7))
-    assert (info.last_update_timestamp, info.epoch, info.max_offset, info.confirm_offset, info.election_priority) == (1_000, 2, 300, 200, 3)
+    assert (info.last_update_timestamp, info.epoch, info.max_offset, info.confirm_offset, info.election_priority) == (
+        1_000, 2, 300, FIRST_HEARTBEAT_CONFIRM_OFFSET, 3)
+    assert FIRST_HEARTBEAT_CONFIRM_OFFSET == 0
+    grown = on_broker_heartbeat(table, hb(7, epoch=2, max_offset=301, confirm=250), 2_000).get(ident(7))
+    assert grown.confirm_offset == 250
 
 
 @pytest.mark.parametrize(
@@ -50,9 +58,10 @@ def test_first_heartbeat_creates_the_entry_for_any_broker():
     [
         (dict(epoch=2, max_offset=50, confirm=40), (2, 50, 40)),  # larger epoch: replaced
         (dict(epoch=1, max_offset=150, confirm=90), (1, 150, 90)),  # same epoch, larger offset: replaced
-        (dict(epoch=1, max_offset=100, confirm=99), (1, 100, 50)),  # equal: kept
-        (dict(epoch=1, max_offset=80, confirm=70), (1, 100, 50)),  # smaller offset (e.g. after truncation): kept
-        (dict(epoch=0, max_offset=900, confirm=800), (1, 100, 50)),  # smaller epoch: kept
+        # kept: the first heartbeat's entry, whose confirmOffset is 0 (see above)
+        (dict(epoch=1, max_offset=100, confirm=99), (1, 100, 0)),  # equal: kept
+        (dict(epoch=1, max_offset=80, confirm=70), (1, 100, 0)),  # smaller offset (e.g. after truncation): kept
+        (dict(epoch=0, max_offset=900, confirm=800), (1, 100, 0)),  # smaller epoch: kept
     ],
     ids=["epoch-grows", "offset-grows", "equal", "offset-shrinks", "epoch-shrinks"],
 )

@@ -198,6 +198,8 @@ CLEAN_CASES = [
     ("masterless-whole-set", metadata(master=None, members={1}), CleanBrokerDataRequest(CLUSTER, NAME), (1,), RC.SUCCESS, "cleaned"),
     ("dead-ids", metadata(members={1, 2}), CleanBrokerDataRequest(CLUSTER, NAME, {2, 3}), (1,), RC.SUCCESS, "cleaned"),
     ("living-forced", metadata(), CleanBrokerDataRequest(CLUSTER, NAME, None, True), (1, 2, 3), RC.SUCCESS, "cleaned"),
+    ("living-forced-ids-ignored", metadata(), CleanBrokerDataRequest(CLUSTER, NAME, {2}, True), (1, 2, 3), RC.SUCCESS,
+     "cleaned"),
     ("unknown-set", EMPTY_METADATA, CleanBrokerDataRequest(CLUSTER, NAME), (), RC.CONTROLLER_INVALID_CLEAN_BROKER_METADATA, "broker_set_unknown"),
 ]
 
@@ -208,11 +210,21 @@ def test_clean_broker_data_table(case_id, before, request_, alive_ids, code_, ro
     assert (result.code, result.check) == (code_, row)
     if code_ != RC.SUCCESS:
         assert result.events == () and after == before
-    elif request_.broker_ids_to_clean:
+    elif request_.broker_ids_to_clean and not request_.clean_living_broker:
         assert result.events == (CleanBrokerDataEvent(NAME, request_.broker_ids_to_clean),)
         assert after.get(NAME).replicas.all_brokers() == {1} and state_of(after).sync_state_set == {1}
     else:
         assert result.events == (CleanBrokerDataEvent(NAME, None),) and after.get(NAME) is None
+
+
+def test_clean_living_broker_ignores_the_id_list_as_upstream_does():
+    """ReplicasInfoManager.cleanBrokerData (5.1.x and develop) parses brokerControllerIdsToClean
+    only when cleanLivingBroker is off; a forced clean sends CleanBrokerDataEvent(ids=null),
+    which removes the whole broker set -- even the ids that were not listed."""
+    before = metadata(ids=(1, 2, 3), master=1, members={1, 2})
+    result, after = R51.execute(before, CleanBrokerDataRequest(CLUSTER, NAME, {3}, True), alive(1, 2, 3))
+    assert result.code is RC.SUCCESS and result.events == (CleanBrokerDataEvent(NAME, None),)
+    assert after.get(NAME) is None
 
 
 def test_every_clean_row_is_exercised():

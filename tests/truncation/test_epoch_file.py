@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spec.truncation.algebra import PY, EpochArrays, Variant, find_consistent_point_arrays
+from spec.truncation.algebra import PY, UPSTREAM_EMPTY_EPOCH, EpochArrays, Variant, find_consistent_point_arrays
 from spec.truncation.epoch_file import (
     NO_POINT,
     AppendOutcome,
@@ -73,11 +73,35 @@ def test_truncations(case):
     assert got.entries == of(*entries).entries
 
 
+UPSTREAM_TRUNCATION = Variant(finite_end_after_suffix_truncation=True)
+
+
 def test_suffix_truncation_reopens_the_survivor_unless_the_variant():
+    """EpochFileCache.doTruncateSuffix sets Long.MAX_VALUE on the copy lastEntry() returns: the
+    survivor keeps its end, the start of the first dropped entry (upstream's behaviour)."""
     closed = set_last_end(F, 400)
     assert truncate_suffix_by_offset(closed, 200).last_end is None
-    buggy = truncate_suffix_by_offset(F, 200, Variant(finite_end_after_suffix_truncation=True))
+    buggy = truncate_suffix_by_offset(F, 200, UPSTREAM_TRUNCATION)
     assert buggy.last_end == 250 and find_entry_by_offset(buggy, 300) is None
+    assert truncate_suffix_by_epoch(F, 5, UPSTREAM_TRUNCATION).last_end == 250
+
+
+def test_prefix_truncation_drops_a_last_entry_with_a_finite_end_only_in_the_variant():
+    """EpochFileCache.truncatePrefixByOffset removes every entry whose end is <= the offset, the
+    last one included when its end is finite (the stale end above, or a comparison's)."""
+    stale = truncate_suffix_by_offset(F, 200, UPSTREAM_TRUNCATION)  # [e1@0, e3@100] with e3 ending at 250
+    assert truncate_prefix_by_offset(stale, 300).entries == of((3, 100)).entries  # the reference: never the last
+    assert truncate_prefix_by_offset(stale, 300, UPSTREAM_TRUNCATION) == EpochFile()
+    assert truncate_prefix_by_offset(stale, 249, UPSTREAM_TRUNCATION) == EpochFile(of((3, 100)).entries, 250)
+    assert truncate_prefix_by_offset(F, 10_000, UPSTREAM_TRUNCATION).entries == of((5, 250)).entries  # open: kept
+
+
+def test_upstream_compares_an_entry_beyond_the_log_end_as_open_ended():
+    """setLastEpochEntryEndOffset ignores an end below the last start: upstream (before #9942)
+    compares such an entry as open-ended and can answer Long.MAX_VALUE."""
+    side = of((1, 0), (2, 500))  # epoch 2 started at 500, the log ends at 300 (a dropped dirty tail)
+    assert find_consistent_point(side, 300, side, 300) == 300
+    assert find_consistent_point(side, 300, side, 300, UPSTREAM_EMPTY_EPOCH) == 2**63 - 1
 
 
 LOOKUPS = [

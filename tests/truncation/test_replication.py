@@ -107,6 +107,13 @@ HEADERS = [
      HeaderOutcome.APPEND_AND_RECORD_EPOCH, ((1, 0),), 10),
     ("offset_mismatch_drops", of((1, 0)), 40, TransferHeader(80, 2, 80, 50, 60), HeaderOutcome.OFFSET_MISMATCH,
      ((1, 0),), 40),
+    # AutoSwitchHAClient checks the header offset only when the slave's max offset is not 0:
+    # an empty slave takes a first batch from a prefix-truncated master (or one syncing from
+    # its last file) where it starts, and its log begins there.
+    ("empty_slave_takes_a_first_batch_at_a_later_offset", EpochFile(), 0, TransferHeader(1024, 3, 512, 2000, 40),
+     HeaderOutcome.APPEND_AND_RECORD_EPOCH, ((3, 512),), 1064),
+    ("a_slave_with_data_still_checks", of((3, 512)), 1064, TransferHeader(1024, 3, 512, 2000, 40),
+     HeaderOutcome.OFFSET_MISMATCH, ((3, 512),), 1064),
 ]
 
 

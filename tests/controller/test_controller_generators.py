@@ -1,0 +1,65 @@
+"""The differential's controller inputs reach the paths where implementations differ.
+
+``conformance.strategies.ARGUMENTS["controller.handle"]`` feeds the differential tests
+(and the real classes). Within the Hypothesis profile's budget it must reach the paths
+upstream's code and a careless implementation part on: a forced clean with an id list,
+an admin-designated election, a policy choice between candidates 2^31 or more bytes apart,
+one decided by a configured priority, and one decided among equals by the ids' order in a
+Java HashSet (ids from 16 on).
+"""
+import collections
+
+from hypothesis import given
+
+from adapters.operations import call_spec
+from conformance.strategies import ARGUMENTS
+from spec.controller.heartbeat import DEFAULT_ELECTION_PRIORITY
+from spec.controller.records import CleanBrokerDataRequest, ElectMasterRequest, ResponseCode
+
+PATHS = ("forced_clean_with_ids", "admin_designated", "offsets_2_31_apart", "configured_priority",
+         "tie_among_ids_from_16")
+
+
+def _paths(args) -> set[str]:
+    if not args["is_leader"]:
+        return set()
+    request, result = args["request"], call_spec("controller.handle", "rocketmq-5.1", args)
+    found = set()
+    if isinstance(request, CleanBrokerDataRequest) and request.clean_living_broker and request.broker_ids_to_clean \
+            and result.code is ResponseCode.SUCCESS:
+        assert result.events[0].broker_ids_to_clean is None  # upstream ignores the list
+        found.add("forced_clean_with_ids")
+    if not isinstance(request, ElectMasterRequest):
+        return found
+    if request.designate_elect and result.detail.endswith(":designated_broker"):
+        found.add("admin_designated")
+    if not result.detail.endswith("best_candidate"):
+        return found
+    live, state = args["liveness"], args["metadata"].get("broker-a").sync_state
+    pool = state.sync_state_set if result.detail.startswith("elect_policy:sync_state_set") else \
+        args["metadata"].get("broker-a").replicas.all_brokers()
+    infos = [live.live_info("", "broker-a", b) for b in sorted(pool) if live.is_alive("", "broker-a", b)]
+    offsets = [i.max_offset for i in infos]
+    if max(offsets) - min(offsets) >= 2**31:
+        found.add("offsets_2_31_apart")
+    winner = next(i for i in infos if i.broker_id == result.response.master_broker_id)
+    rivals = [i for i in infos if (i.epoch, i.max_offset) == (winner.epoch, winner.max_offset) and i is not winner]
+    if winner.election_priority != DEFAULT_ELECTION_PRIORITY and \
+            any(r.election_priority != winner.election_priority for r in rivals):
+        found.add("configured_priority")
+    tied = [r.broker_id for r in rivals if r.election_priority == winner.election_priority] + [winner.broker_id]
+    if len(tied) >= 2 and max(tied) >= 16 and winner.broker_id != min(tied):
+        found.add("tie_among_ids_from_16")
+    return found
+
+
+def test_controller_inputs_reach_every_path_where_implementations_part():
+    reached: collections.Counter = collections.Counter()
+
+    @given(ARGUMENTS["controller.handle"])
+    def explore(args):
+        reached.update(_paths(args))
+
+    explore()
+    print("controller.handle paths reached:", dict(reached))
+    assert set(PATHS) <= set(reached), f"never reached: {sorted(set(PATHS) - set(reached))}"
