@@ -12,13 +12,14 @@ from typing import Any, Callable
 
 import attrs
 
-from spec.dledger import candidate, heartbeat, vote
+from spec.dledger import candidate, heartbeat, rounds, vote
 from spec.dledger import log as dledger_log
 from spec.dledger.candidate import VoteCounts
 from spec.dledger.heartbeat import HeartbeatCounts
 from spec.dledger.member_state import MemberView
 from spec.dledger.profiles import DEFAULT_TIMING, PROFILES
 from spec.dledger.records import Entry, HeartBeatRequest, PushEntryRequest, VoteRequest
+from spec.dledger.rounds import CandidateState, HeartbeatReply, LeaderTimes, RoundDraws, VoteReply
 from spec.truncation import epoch_file as ef
 from spec.truncation import replication
 from spec.truncation.epoch_file import EpochFile
@@ -79,6 +80,22 @@ OPERATIONS: dict[str, Operation] = {
             _dledger(lambda p, counts, peer_size, now, last_succ_heartbeat_time: heartbeat.decide_heartbeat_round(
                 counts, peer_size, now, last_succ_heartbeat_time, DEFAULT_TIMING, p)),
             _decision("outcome", "effects"), DLEDGER_PROFILES,
+        ),
+        Operation(
+            "dledger.heartbeat_round", "dledger",
+            (("member", MemberView), ("now", int), ("times", LeaderTimes), ("replies", tuple[HeartbeatReply, ...])),
+            rounds.HeartbeatRoundResult,
+            _dledger(lambda p, member, now, times, replies: rounds.heartbeat_round(member, now, times, replies, p)),
+            _decision("sent", "returns_at", "member", "times", "role_changes"), DLEDGER_PROFILES,
+        ),
+        Operation(
+            "dledger.candidate_round", "dledger",
+            (("member", MemberView), ("now", int), ("state", CandidateState), ("replies", tuple[VoteReply, ...]),
+             ("draws", RoundDraws)),
+            rounds.CandidateRoundResult,
+            _dledger(lambda p, member, now, state, replies, draws: rounds.candidate_round(
+                member, now, state, replies, draws, p)),
+            _decision("returns_at", "member", "state", "role_changes", "draws"), DLEDGER_PROFILES,
         ),
         Operation(
             "dledger.handle_push", "dledger",
@@ -189,6 +206,10 @@ PROCEDURE_CALLS: dict[str, Callable[[Any, Any, dict], Any]] = {
     "dledger.parse_vote_result": lambda proc, p, a: proc.parse_vote_result(a["counts"], a["peer_size"], p),
     "dledger.decide_heartbeat_round": lambda proc, p, a: proc.decide_heartbeat_round(
         a["counts"], a["peer_size"], a["now"], a["last_succ_heartbeat_time"], DEFAULT_TIMING, p),
+    "dledger.heartbeat_round": lambda proc, p, a: rounds.heartbeat_round(
+        a["member"], a["now"], a["times"], a["replies"], p, rules=proc),
+    "dledger.candidate_round": lambda proc, p, a: rounds.candidate_round(
+        a["member"], a["now"], a["state"], a["replies"], a["draws"], p, rules=proc),
     "dledger.handle_push": lambda proc, p, a: proc.handle_push(a["member"], a["request"], a["log"],
                                                               a["committed_index"], p),
     "dledger.leader_commit_index": lambda proc, p, a: proc.leader_commit_index(

@@ -56,6 +56,23 @@ class AdapterInfo:
     operations: frozenset  # handler-level operations it answers
     nodes: frozenset  # node kinds it can run ("dledger", "raft")
     liveness_bound_ms: dict = attrs.Factory(dict)  # node kind -> its own liveness bound, if declared
+    # where the profiles come from, for a target that tells (jvm:dledger): the profile the
+    # user declared in the adapter spec, and the one the build's own version claims
+    declared: dict = attrs.Factory(dict)
+    claims: dict = attrs.Factory(dict)
+
+    def judged_against(self, family: str) -> str:
+        """One line: the profile ``family`` is judged against, and why."""
+        judged, declared, claimed = self.profiles.get(family), self.declared.get(family), self.claims.get(family)
+        if judged is None:
+            return f"judged against no {family} profile (none declared or claimed; declare one in the adapter spec)"
+        if declared:
+            also = (f"; the build claims {claimed} (version {self.version})" if claimed and claimed != declared
+                    else "")
+            return f"judged against {judged} (declared in the adapter spec){also}"
+        if claimed:
+            return f"judged against {judged}, which the build claims (version {self.version})"
+        return f"judged against {judged}, which the implementation claims in its handshake"
 
     def supports(self, operation: str) -> bool:
         return operation in self.operations
@@ -125,7 +142,8 @@ class ProtocolAdapter:
             raise AdapterError(f"{self.spec}: speaks {r['protocol']!r}, rmqha speaks {PROTOCOL!r}", self.last_exchange)
         self.info = AdapterInfo(self.spec, r["implementation"], r.get("version", "?"), dict(r.get("profiles", {})),
                                 frozenset(r.get("operations", ())), frozenset(r.get("nodes", ())),
-                                dict(r.get("liveness_bound_ms", {})))
+                                dict(r.get("liveness_bound_ms", {})), dict(r.get("declared", {})),
+                                dict(r.get("claims", {})))
         return self.info
 
     def call(self, operation: str, args: dict) -> Any:

@@ -11,6 +11,9 @@ from __future__ import annotations
 import random
 from typing import Callable
 
+import attrs
+
+from conformance import round_inputs
 from spec.dledger import candidate, heartbeat
 from spec.dledger.member_state import MemberView
 from spec.dledger.records import (
@@ -25,6 +28,7 @@ from spec.dledger.records import (
 )
 
 SAMPLES = 400
+TIME_ONLY_HEARTBEAT = "dledger.heartbeat_round/time"
 IDS = ("n1", "n2", "n3", "x9")
 
 
@@ -96,6 +100,22 @@ INPUTS: dict[str, Callable] = {
     "dledger.leader_commit_index": lambda rng: dict(zip(
         ("match_indexes", "log", "curr_term", "committed_index"), _commit_inputs(rng))),
 }
+
+def _time_only_heartbeat_round(rng):
+    """A heartbeat round with no higher term in any reply: H-A and H-B agree on the rows, so
+    whatever differs between releases is time (0.3.2+ waits 10 ms less and sleeps 10 ms)."""
+    args = round_inputs.heartbeat_round_args(rng)
+    term = args["member"].curr_term
+    replies = tuple(attrs.evolve(r, response=attrs.evolve(r.response, term=min(r.response.term, term)))
+                    if r.response is not None else r for r in args["replies"])
+    return {**args, "replies": replies}
+
+
+INPUTS.update(round_inputs.ROUND_INPUTS)
+INPUTS[TIME_ONLY_HEARTBEAT] = _time_only_heartbeat_round
+# a probe asks one operation with inputs of its own
+PROBE_OPERATION = {TIME_ONLY_HEARTBEAT: "dledger.heartbeat_round"}
+
 SHORT = {
     "dledger.handle_vote": "handle_vote",
     "dledger.handle_heartbeat": "handle_heartbeat",
@@ -103,6 +123,9 @@ SHORT = {
     "dledger.decide_heartbeat_round": "heartbeat round",
     "dledger.handle_push": "log push",
     "dledger.leader_commit_index": "commit rule",
+    "dledger.heartbeat_round": "heartbeat round in time",
+    TIME_ONLY_HEARTBEAT: "heartbeat timing alone",
+    "dledger.candidate_round": "candidate round in time",
 }
 
 
@@ -117,17 +140,18 @@ def fingerprint(adapter, samples: int = SAMPLES, progress=None) -> dict[str, lis
 
     matches: dict[str, list[str] | None] = {}
     for name, make in INPUTS.items():
-        if name not in adapter.info.operations:
+        operation = PROBE_OPERATION.get(name, name)
+        if operation not in adapter.info.operations:
             matches[name] = None
             continue
-        op = OPERATIONS[name]
+        op = OPERATIONS[operation]
         reg = codec.registry(op.namespace)
         rng = random.Random(f"fingerprint:{name}")
         candidates = list(op.profiles)
         try:
             for _ in range(samples):
                 args = make(rng)
-                raw = adapter.call(name, {k: codec.encode(v) for k, v in args.items()})
+                raw = adapter.call(operation, {k: codec.encode(v) for k, v in args.items()})
                 got = op.canonical(codec.decode(raw, op.result, reg, "result"))
                 candidates = [p for p in candidates if op.canonical(op.spec(p, **args)) == got]
                 if not candidates:

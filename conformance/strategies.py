@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from conformance.round_inputs import ROUND_INPUTS
 from spec.controller.heartbeat import DEFAULT_ELECTION_PRIORITY, StaticLiveness
 from spec.controller.records import (
     EMPTY_METADATA,
@@ -357,3 +358,6 @@ ARGUMENTS = {
         "acks": st.dictionaries(st.integers(1, 4), st.integers(-1, 300), max_size=4),
         "current_confirm_offset": st.integers(0, 300)})),
 }
+
+# The round operations share their generators with the fingerprint and the transcript recorder.
+ARGUMENTS.update({name: st.randoms(use_true_random=False).map(make) for name, make in ROUND_INPUTS.items()})

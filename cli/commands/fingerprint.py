@@ -28,7 +28,8 @@ def run(args) -> int:
 
     adapter = resolve(args.adapter)
     info = adapter.info
-    print(f"{args.adapter}: {info.implementation} {info.version}, declares {info.profiles or 'no profile'}")
+    print(f"{args.adapter}: {info.implementation} {info.version}")
+    print(f"  {info.judged_against('dledger')}")
     bar = tqdm(total=len(INPUTS), desc="fingerprint", unit="procedure", disable=args.quiet, file=sys.stderr)
     matches = fingerprint(adapter, args.samples, progress=lambda: bar.update(1))
     bar.close()
@@ -37,4 +38,10 @@ def run(args) -> int:
         shown = "not applicable" if names is None else ("no profile" if not names else ", ".join(names))
         print(f"  {SHORT[op]:{width}s}  {shown}")
     print(render(matches))
+    judged = info.profiles.get("dledger")
+    answered = {op: names for op, names in matches.items() if names is not None}
+    if judged and answered:
+        differ = [SHORT[op] for op, names in answered.items() if judged not in names]
+        print(f"{judged}: " + (f"differs in {', '.join(differ)}" if differ
+                               else "reproduced by every procedure the implementation answers"))
     return 0

@@ -74,8 +74,38 @@ def vote_interval_spread(timing: Timing = DEFAULT_TIMING, taking_leadership: boo
 
 
 def vote_round_wait_ms(draw: int, timing: Timing = DEFAULT_TIMING) -> int:
-    """How long a round waits for replies: 2000 + rand[0, maxVoteIntervalMs)."""
+    """How long a round waits for replies: base (3000 in 0.1, 2000 after) + rand[0, maxVoteIntervalMs)."""
     return timing.vote_round_base_wait_ms + draw
+
+
+# The random values of a candidate: where each is drawn, and its range. A step-by-step
+# judge accepts any value in the range (upstream draws them from java.util.Random).
+VOTE_WAIT = "vote_wait"  # random.nextInt(maxVoteIntervalMs) of the vote latch's timeout
+VOTE_INTERVAL = "vote_interval"  # random.nextInt(max - min) of getNextTimeToRequestVote
+
+
+def draw_bound(site: str, timing: Timing = DEFAULT_TIMING, taking_leadership: bool = False) -> int:
+    """The exclusive upper bound upstream passes to ``Random.nextInt`` at ``site``."""
+    if site == VOTE_WAIT:
+        return timing.max_vote_interval_ms
+    return vote_interval_spread(timing, taking_leadership)
+
+
+def vote_round_wait_range(timing: Timing = DEFAULT_TIMING) -> range:
+    """Every allowed wait of one vote round's latch (ms)."""
+    return range(vote_round_wait_ms(0, timing), vote_round_wait_ms(draw_bound(VOTE_WAIT, timing), timing))
+
+
+def next_vote_time_range(
+    now: int,
+    timing: Timing = DEFAULT_TIMING,
+    taking_leadership: bool = False,
+    last_vote_cost: int = 0,
+    profile: Profile = DEFAULT_PROFILE,
+) -> range:
+    """Every allowed value of getNextTimeToRequestVote at ``now``."""
+    low = next_vote_time(now, 0, timing, taking_leadership, last_vote_cost, profile)
+    return range(low, low + vote_interval_spread(timing, taking_leadership))
 
 
 @attrs.frozen(slots=True)

@@ -76,6 +76,75 @@ HEARTBEAT_ORDER_H_B = (
     "lease_expired",
 )
 
+@attrs.frozen(slots=True)
+class Timing:
+    """Every wait, timeout and random range of the elector, in milliseconds.
+
+    Each profile carries the values of its releases (``Profile.timing``); where they
+    come from upstream is ``TIMING_SOURCES`` (and the table in docs/dledger.md). The
+    first six are ``DLedgerConfig`` defaults (the same in every release); the rest are
+    written into ``DLedgerLeaderElector`` and changed between releases.
+    """
+
+    heartbeat_interval_ms: int = 2000
+    # the lease: a leader steps down, a follower times out, after this many intervals
+    max_heartbeat_leak: int = 3
+    min_vote_interval_ms: int = 300
+    max_vote_interval_ms: int = 1000
+    min_take_leadership_vote_interval_ms: int = 30
+    max_take_leadership_vote_interval_ms: int = 100
+    # a vote round waits vote_round_base_wait_ms + rand[0, maxVoteIntervalMs) for replies
+    vote_round_base_wait_ms: int = 2000
+    # 0.3.2+: the heartbeat latch waits heartBeatTimeIntervalMs - this, then the leader
+    # sleeps this long (voteResultWaitTime) and decides; before 0.3.2 it is 0 (the latch
+    # waits the whole interval and the leader decides at once)
+    heartbeat_result_wait_ms: int = 10
+    # the StateMaintainer sleeps this long after every maintainState() call
+    maintainer_sleep_ms: int = 10
+    # the entry pusher gives up on a push after this long and compares again
+    push_timeout_ms: int = 1000
+    # an idle dispatcher sends COMMIT this often so followers learn the commit index
+    commit_push_interval_ms: int = 1000
+
+    @property
+    def lease_ms(self) -> int:
+        """maxHeartBeatLeak * heartBeatTimeIntervalMs: follower timeout and leader lease."""
+        return self.max_heartbeat_leak * self.heartbeat_interval_ms
+
+    @property
+    def heartbeat_latch_wait_ms(self) -> int:
+        """How long sendHeartbeats waits on its latch before it decides (or sleeps, 0.3.2+)."""
+        return self.heartbeat_interval_ms - self.heartbeat_result_wait_ms
+
+
+TIMING_0_1 = Timing(vote_round_base_wait_ms=3000, heartbeat_result_wait_ms=0)
+TIMING_0_2 = Timing(heartbeat_result_wait_ms=0)
+TIMING_0_4 = Timing()
+
+# Where each value comes from upstream (openmessaging/dledger, DLedgerLeaderElector unless
+# named), by release; docs/dledger.md shows the same table and a test keeps them equal.
+# (``vote_interval_adds_last_cost`` is a field of the Profile itself.)
+TIMING_SOURCES: dict[str, str] = {
+    "heartbeat_interval_ms": "DLedgerConfig.heartBeatTimeIntervalMs = 2000 (release-0.1 .. master)",
+    "max_heartbeat_leak": "DLedgerConfig.maxHeartBeatLeak = 3 (release-0.1 .. master)",
+    "min_vote_interval_ms": "DLedgerConfig.minVoteIntervalMs = 300 (release-0.1 .. master)",
+    "max_vote_interval_ms": "DLedgerConfig.maxVoteIntervalMs = 1000 (release-0.1 .. master)",
+    "min_take_leadership_vote_interval_ms": "DLedgerConfig.minTakeLeadershipVoteIntervalMs = 30 (0.2.0 .. master; "
+                                            "release-0.1 has no leadership transfer)",
+    "max_take_leadership_vote_interval_ms": "DLedgerConfig.maxTakeLeadershipVoteIntervalMs = 100 (0.2.0 .. master)",
+    "vote_round_base_wait_ms": "maintainAsCandidate: voteLatch.await(3000 + random.nextInt(maxVoteIntervalMs)) in "
+                               "release-0.1, 2000 + ... from 0.2.0",
+    "heartbeat_result_wait_ms": "sendHeartbeats: beatLatch.await(heartBeatTimeIntervalMs) up to 0.3.1.2; from 0.3.2 "
+                                "beatLatch.await(heartBeatTimeIntervalMs - voteResultWaitTime) then "
+                                "Thread.sleep(voteResultWaitTime), voteResultWaitTime = 10",
+    "maintainer_sleep_ms": "StateMaintainer.doWork: maintainState(); sleep(10) (release-0.1 .. master)",
+    "Profile.vote_interval_adds_last_cost": "getNextTimeToRequestVote: now + lastVoteCost + min + rand in release-0.1; "
+                                    "without lastVoteCost from 0.2.0",
+    "push_timeout_ms": "rmqha's reference log (DLedgerConfig.maxPushTimeOutMs = 1000)",
+    "commit_push_interval_ms": "rmqha's reference log (the pusher's idle COMMIT; not an elector value)",
+}
+
+
 LogGeneration = Literal["G1", "G2"]
 TakingLeadershipRule = Literal["none", "0.2.0", "0.2.3"]
 
@@ -94,6 +163,8 @@ class Profile:
     taking_leadership: TakingLeadershipRule
     # release-0.1 added the last round's duration to the next vote time
     vote_interval_adds_last_cost: bool
+    # every wait, timeout and random range of the elector in these releases
+    timing: Timing = TIMING_0_4
 
 
 DLEDGER_0_1 = Profile(
@@ -107,6 +178,7 @@ DLEDGER_0_1 = Profile(
     follower_resets_parse_result=False,
     taking_leadership="none",
     vote_interval_adds_last_cost=True,
+    timing=TIMING_0_1,
 )
 DLEDGER_0_2 = Profile(
     name="dledger-0.2",
@@ -119,6 +191,7 @@ DLEDGER_0_2 = Profile(
     follower_resets_parse_result=True,
     taking_leadership="0.2.3",
     vote_interval_adds_last_cost=False,
+    timing=TIMING_0_2,
 )
 DLEDGER_0_4 = Profile(
     name="dledger-0.4",
@@ -144,29 +217,4 @@ def get_profile(name: str) -> Profile:
         raise KeyError(f"unknown DLedger profile {name!r} (known: {', '.join(PROFILES)})") from None
 
 
-@attrs.frozen(slots=True)
-class Timing:
-    """DLedgerConfig timing, in milliseconds (defaults are DLedger's)."""
-
-    heartbeat_interval_ms: int = 2000
-    max_heartbeat_leak: int = 3
-    min_vote_interval_ms: int = 300
-    max_vote_interval_ms: int = 1000
-    min_take_leadership_vote_interval_ms: int = 30
-    max_take_leadership_vote_interval_ms: int = 100
-    # a vote round waits 2000 + rand[0, maxVoteIntervalMs) ms for replies
-    vote_round_base_wait_ms: int = 2000
-    # the leader decides 10 ms after its heartbeat latch opens (voteResultWaitTime)
-    heartbeat_result_wait_ms: int = 10
-    # the entry pusher gives up on a push after this long and compares again
-    push_timeout_ms: int = 1000
-    # an idle dispatcher sends COMMIT this often so followers learn the commit index
-    commit_push_interval_ms: int = 1000
-
-    @property
-    def lease_ms(self) -> int:
-        """maxHeartBeatLeak * heartBeatTimeIntervalMs: follower timeout and leader lease."""
-        return self.max_heartbeat_leak * self.heartbeat_interval_ms
-
-
-DEFAULT_TIMING = Timing()
+DEFAULT_TIMING = DEFAULT_PROFILE.timing

@@ -1,39 +1,54 @@
-"""The real openmessaging DLedger elector, at handler level, through JPype.
+"""The real openmessaging DLedger elector, at handler level and in time, through JPype.
 
-Runs only when ``RMQHA_DLEDGER_JAR`` points at a DLedger jar and its dependencies
-(``io.openmessaging.storage:dledger`` from Maven Central plus slf4j-api; see
-docs/adapters.md). ``RMQHA_DLEDGER_PROFILE`` names the profile the jar is expected to
-match (default ``dledger-0.4``: DLedger 0.4.0, RocketMQ 5.x). CI has no such jar: the
-JPype transport itself is tested with shims compiled by javac (test_other_languages.py).
+Runs when a real build is given, the same way as to every command: ``pytest
+tests/adapters/test_jvm_real_dledger.py --adapter jvm:dledger[=PROFILE]:CLASSPATH`` (or
+``$RMQHA_DLEDGER_JAR`` with ``--adapter jvm:dledger``, or alone). The profile it is judged
+against is the declared one, else the one its version claims (docs/adapters.md). CI has
+no such build: the recorded transcripts of real builds are replayed instead
+(tests/dledger/test_timing_transcript.py).
 """
 import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 
 from adapters import resolve
+from adapters.jvm_dledger import DLEDGER_ENV
 from conformance.differential import compare
-from conformance.fingerprint import fingerprint
+from conformance.fingerprint import TIME_ONLY_HEARTBEAT, fingerprint
 from conformance.strategies import ARGUMENTS
 
-JAR = os.environ.get("RMQHA_DLEDGER_JAR")
-PROFILE = os.environ.get("RMQHA_DLEDGER_PROFILE", "dledger-0.4")
-pytestmark = [pytest.mark.jvm, pytest.mark.skipif(not JAR, reason="RMQHA_DLEDGER_JAR is not set")]
+OPERATIONS = ("dledger.handle_vote", "dledger.handle_heartbeat", "dledger.heartbeat_round", "dledger.candidate_round")
+
+
+def _spec(config) -> str | None:
+    given_spec = config.getoption("--adapter")
+    if given_spec.startswith("jvm:dledger"):
+        return given_spec
+    return "jvm:dledger" if os.environ.get(DLEDGER_ENV) else None
+
+
+pytestmark = pytest.mark.jvm
 
 
 @pytest.fixture(scope="module")
-def dledger():
-    return resolve(f"jvm:dledger={PROFILE}")
+def dledger(request):
+    spec = _spec(request.config)
+    if spec is None:
+        pytest.skip(f"no real DLedger build: give --adapter jvm:dledger[=PROFILE]:CLASSPATH or ${DLEDGER_ENV}")
+    adapter = resolve(spec)
+    if "dledger" not in adapter.info.profiles:
+        pytest.skip(f"{spec}: version {adapter.info.version} claims no profile; declare one (jvm:dledger=PROFILE:...)")
+    return adapter
 
 
-def test_hello_declares_the_handlers_it_drives(dledger):
+def test_hello_declares_the_handlers_and_rounds_it_drives(dledger):
     assert dledger.info.implementation == "openmessaging-dledger"
-    assert dledger.info.operations == frozenset({"dledger.handle_vote", "dledger.handle_heartbeat"})
+    assert dledger.info.operations == frozenset(OPERATIONS)
 
 
-@pytest.mark.parametrize("operation", ["dledger.handle_vote", "dledger.handle_heartbeat"])
+@pytest.mark.parametrize("operation", OPERATIONS)
 def test_the_real_elector_agrees_with_the_spec(dledger, operation):
-    @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
     @given(ARGUMENTS[operation])
     def agrees(args):
         found = compare(dledger, operation, args)
@@ -42,6 +57,9 @@ def test_the_real_elector_agrees_with_the_spec(dledger, operation):
     agrees()
 
 
-def test_the_fingerprint_names_the_expected_profile(dledger):
+def test_the_fingerprint_names_the_judged_profile_in_time_too(dledger):
+    profile = dledger.info.profiles["dledger"]
     matches = fingerprint(dledger, 300)
-    assert PROFILE in matches["dledger.handle_vote"] and PROFILE in matches["dledger.handle_heartbeat"]
+    for probe in ("dledger.handle_vote", "dledger.handle_heartbeat", "dledger.heartbeat_round",
+                  TIME_ONLY_HEARTBEAT, "dledger.candidate_round"):
+        assert profile in matches[probe], (probe, matches[probe])
