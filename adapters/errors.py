@@ -26,3 +26,13 @@ class AdapterError(Exception):
     def __init__(self, message: str, exchange: str | None = None):
         super().__init__(" ".join(str(message).split()))
         self.exchange = exchange
+
+
+class NotApplicable(UserError):
+    """The implementation does not offer what a scenario or test needs (a node kind, an
+    operation): nothing can be judged. Reported as *not applicable* with the reason, never
+    as a pass and never by running something else in its place."""
+
+    def __init__(self, reason: str):
+        super().__init__(f"not applicable: {reason}")
+        self.reason = " ".join(str(reason).split())

@@ -56,7 +56,7 @@ class Envelope:
 
 class RemoteNode:
     def __init__(self, adapter: ProtocolAdapter, kind: str, node_id: str, peers: tuple[str, ...], seed: int,
-                 durable: Any, now: int, handle: str):
+                 durable: Any, now: int, handle: str, config: Any = None):
         if kind not in VIEWS:
             raise ValueError(f"unknown node kind {kind!r}")
         self.adapter = adapter
@@ -67,8 +67,11 @@ class RemoteNode:
         self._reg = codec.registry(kind)
         self._typed = kind in TYPED_MESSAGES
         self._observed: tuple[int, dict, Any] | None = None  # (version, raw observation, decoded view)
-        adapter.request("node.create", {"kind": kind, "handle": handle, "node_id": node_id, "peers": list(peers),
-                                        "seed": seed, "durable": durable, "now": now})
+        create = {"kind": kind, "handle": handle, "node_id": node_id, "peers": list(peers), "seed": seed,
+                  "durable": durable, "now": now}
+        if config is not None:
+            create["config"] = codec.encode(config)
+        adapter.request("node.create", create)
 
     def _malformed(self, what: str, exc: Exception) -> AdapterError:
         return AdapterError(f"{self.adapter.spec}: node {self.node_id} answered a malformed {what}: {exc}",

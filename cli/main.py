@@ -5,7 +5,8 @@ exposes ``register(subparsers)``; the parser is assembled from every module foun
 there, so adding a command never touches this file.
 
 Exit status: 0 success, 1 a property was violated / a case disagreed / a proof
-failed, 2 bad input (one-line error), 3 the implementation under test failed.
+failed, 2 bad input (one-line error) or nothing to judge (not applicable: the
+implementation lacks what the scenario needs), 3 the implementation under test failed.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import importlib
 import pkgutil
 import sys
 
-from adapters.errors import AdapterError, UserError
+from adapters.errors import AdapterError, NotApplicable, UserError
 from cli import commands
 from reports.errors import ReportError
 from results.errors import ResultsError
@@ -53,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except NotApplicable as exc:  # nothing could be judged: said so, never a pass
+        print(f"rmqha: {exc}", file=sys.stderr)
+        return exc.exit_code
     except BAD_INPUT as exc:
         print(f"rmqha: error: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -187,18 +187,15 @@ def describe_adapter(adapter: str, scenario: str, profile: str | None) -> dict:
 
     get_scenario(scenario)
     if scenario in ("truncation", "controller"):
-        # The in-process stacks (reference and mutants; no adapter protocol yet): no
-        # handler-level fingerprint is taken.
-        if scenario == "truncation":
-            from conformance.scenarios.truncation import truncation_target as target_of
+        # The handler-level fingerprint is DLedger's: these stacks record who runs each role.
+        from conformance.targets import resolve_targets
 
-            t = target_of(adapter)
-        else:
-            from conformance.scenarios.controller import controller_target
-
-            t = controller_target(adapter, profile)
+        t = resolve_targets(scenario, adapter, profile)
         return {"adapter": adapter, "implementation": t.implementation, "version": t.version,
                 "profile": profile, "fingerprint": None, "fingerprint_text": None}
+    from conformance.targets import role_specs
+
+    adapter = role_specs(scenario, adapter)[scenario]
     from adapters import resolve
     from adapters.errors import AdapterError
 

@@ -135,6 +135,8 @@ def parse_script(text: str, source: str = "<script>") -> Script:
                 header["manual"] = True
             elif key in ("nodes", "net"):
                 header[key] = args
+            elif key == "adapter" and args:  # the rest of the line: 'broker=SPEC + controller=SPEC'
+                header[key] = " ".join(args)
             else:
                 if len(args) != 1:
                     raise UserError(f"{source}:{number}: {key!r} takes exactly one value")

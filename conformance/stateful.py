@@ -235,3 +235,95 @@ class ControllerMachine(ScenarioMachine):
 def controller_machine_for(adapter: str = "reference", acks: str = "all", brokers: int = 3):
     return type("ControllerMachineFor", (ControllerMachine,),
                 {"adapter": adapter, "acks": acks, "brokers": BROKERS3[:brokers]})
+
+
+# ---------------------------------------------------------------------- truncation
+
+REPLICAS3 = ("r1", "r2", "r3")
+# A replica flushes every 500 ms and a failover takes effect at once: what diverges is
+# the few writes in flight around a failover or a crash, so waits here are short.
+SHORT_WAITS = st.sampled_from([10, 50, 150, 600, 2000])
+
+
+class TruncationMachine(ScenarioMachine):
+    """A broker set whose roles the harness assigns (``--scenario truncation``): failovers
+    to fresh master epochs, writes acknowledged by the whole set, crashes that lose
+    unflushed tails, restarts, partitions, one-way blocks, lossy links. Every invariant
+    of spec/invariants/truncation.py is checked after every node activation."""
+
+    adapter = "reference"
+    profile = "rocketmq-5.1"
+    replicas = REPLICAS3
+    lossy_net = ("1..100", "drop=0.2", "dup=0.05")
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        return self.replicas
+
+    @initialize(seed=st.integers(0, 2**16), data=st.data())
+    def start(self, seed, data):
+        self.script = Script("truncation", self.nodes, seed, self.profile, self.adapter, start_spread_ms=0)
+        self.cluster = get_scenario("truncation").build(self.script, self.adapter, record_trace=False)
+        self._do("run", "50")
+        self._do("failover", data.draw(st.sampled_from(self.nodes), label="master"))
+
+    # the rules every machine has, with this scenario's short waits
+    @rule(ms=SHORT_WAITS)
+    def run(self, ms):
+        self._do("run", str(ms))
+
+    @rule(data=st.data(), ms=SHORT_WAITS)
+    def crash(self, data, ms):
+        ScenarioMachine.crash(self, data, ms)
+
+    @rule(ms=SHORT_WAITS)
+    def heal(self, ms):
+        ScenarioMachine.heal(self, ms)
+
+    @rule(lossy=st.booleans(), ms=SHORT_WAITS)
+    def net(self, lossy, ms):
+        ScenarioMachine.net(self, lossy, ms)
+
+    @rule(data=st.data(), ms=SHORT_WAITS)
+    def failover(self, data, ms):
+        up = self._up()
+        if up:
+            self._do("failover", data.draw(st.sampled_from(up), label="master"))
+        self._then_wait(ms)
+
+    @rule(count=st.integers(1, 4), ms=SHORT_WAITS)
+    def write(self, count, ms):
+        self._do("write", str(count))
+        self._then_wait(ms)
+
+    @rule(data=st.data(), ms=SHORT_WAITS)
+    def restart(self, data, ms):
+        down = self._down()
+        if down:
+            self._do("restart", data.draw(st.sampled_from(down), label="node"))
+        self._then_wait(ms)
+
+    @rule(data=st.data(), ms=SHORT_WAITS)
+    def partition(self, data, ms):
+        a, b = data.draw(st.lists(st.sampled_from(self.nodes), min_size=2, max_size=2, unique=True), label="cut")
+        self._do("partition", a, "|", b)
+        self._then_wait(ms)
+
+    @rule(data=st.data(), ms=SHORT_WAITS)
+    def block(self, data, ms):
+        a, b = data.draw(st.lists(st.sampled_from(self.nodes), min_size=2, max_size=2, unique=True), label="link")
+        self._do("block", a, b)
+        self._then_wait(ms)
+
+    def teardown(self):
+        if self.cluster is None or self.cluster.violations:
+            return  # already failing
+        # every fault ends; a last failover must bring every replica to the master's data
+        for step in (("heal",), ("net", "default"), ("restart-all",), ("failover", self.nodes[0]),
+                     ("write", "2"), ("run", "3000")):
+            self._do(*step)
+        self.no_violation()
+
+
+def truncation_machine_for(adapter: str = "reference", replicas: int = 3):
+    return type("TruncationMachineFor", (TruncationMachine,), {"adapter": adapter, "replicas": REPLICAS3[:replicas]})

@@ -10,24 +10,32 @@ from __future__ import annotations
 import sys
 
 from conformance.campaign import execute
-from conformance.errors import AdapterError
+from conformance.errors import AdapterError, UserError
 from conformance.scenarios.base import ExpectationFailed
 from conformance.script import read_script
+from conformance.targets import combine_adapter_args
 
 
 def register(sub) -> None:
     p = sub.add_parser("replay", help="replay a scenario script (e.g. a stored counterexample)",
                        description=__doc__)
     p.add_argument("file", help="scenario script (.rmqha)")
-    p.add_argument("--adapter", default=None,
-                   help="implementation to run it against (default: the script's 'adapter' line, else reference)")
+    p.add_argument("--adapter", action="append", default=None, metavar="SPEC",
+                   help="implementation to run it against (default: the script's 'adapter' line, else "
+                        "reference); ROLE=SPEC for one role, as in 'rmqha run'")
     p.add_argument("--trace", metavar="OUT", default=None, help="write the trace as JSON lines to OUT")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     script = read_script(args.file)
-    adapter = args.adapter or script.adapter or "reference"
+    if args.adapter:
+        adapters = combine_adapter_args(args.adapter, script.scenario)
+        if len(adapters) != 1:
+            raise UserError(f"replay runs one adapter, not {len(adapters)} (for one role each, use ROLE=SPEC)")
+        adapter = adapters[0]
+    else:
+        adapter = script.adapter or "reference"
     expected = {s.args[1] for s in script.steps if s.op == "expect" and s.args[:1] == ("violation",)}
     try:
         ex = execute(script, adapter, record_trace=True)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import datetime as _dt
 import sys
 
-from conformance.errors import UserError
+from conformance.errors import NotApplicable, UserError
+from conformance.targets import check_applicable, combine_adapter_args
 from conformance.faults import DEFAULT_FAULT_MIXES
 from conformance.scenarios.registry import get_scenario
 from results.spark import DEFAULT_MASTER
@@ -15,7 +16,9 @@ DEFAULTS = {"runs": 200, "out": "rmqha-results"}
 def add_campaign_arguments(p) -> None:
     p.add_argument("--adapter", action="append", default=None, metavar="SPEC",
                    help="implementation under test; repeat for several (one campaign, one report). "
-                        "Default: reference")
+                        "ROLE=SPEC names the implementation of one role (controller, broker), e.g. "
+                        "--adapter broker=stdio:CMD --adapter controller=reference; a plain SPEC beside "
+                        "them runs the other roles. Default: reference")
     p.add_argument("--scenario", default="dledger", help="scenario family (default: dledger)")
     p.add_argument("--profile", default=None, help="spec profile (default: the scenario's default)")
     p.add_argument("--runs", type=int, default=DEFAULTS["runs"], help="runs per adapter (default: %(default)s)")
@@ -54,10 +57,12 @@ def campaign_spec_from(args):
     if args.runs < 1:
         raise UserError("--runs must be at least 1")
     chunk = args.chunk_size or default_chunk_size(args.runs)
+    adapters = applicable_adapters(combine_adapter_args(args.adapter or ("reference",), args.scenario), args.scenario,
+                                   args.profile)
     return CampaignSpec(
         campaign=args.campaign or _dt.datetime.now(_dt.timezone.utc).strftime("c%Y%m%dT%H%M%SZ"),
         scenario=args.scenario,
-        adapters=tuple(args.adapter or ("reference",)),
+        adapters=adapters,
         runs=args.runs,
         first_seed=args.seed,
         profile=args.profile,
@@ -66,6 +71,24 @@ def campaign_spec_from(args):
         duration_ms=args.duration,
         chunk_size=chunk,
     )
+
+
+def applicable_adapters(adapters, scenario: str, profile: str | None) -> tuple[str, ...]:
+    """The adapters that can run ``scenario``; each one that cannot is named on stderr with
+    the reason (not applicable), and none at all raises NotApplicable."""
+    kept, reasons = [], []
+    for adapter in adapters:
+        try:
+            check_applicable(scenario, adapter, profile)
+        except NotApplicable as exc:
+            reasons.append(exc)
+            continue
+        kept.append(adapter)
+    if not kept:
+        raise NotApplicable("; ".join(r.reason for r in reasons))
+    for reason in reasons:
+        print(f"rmqha: {reason} (skipped)", file=sys.stderr)
+    return tuple(kept)
 
 
 def register(sub) -> None:

@@ -40,13 +40,15 @@ from results.runresult import Metric, RunConfig
 from conformance.scenarios.base import ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
 from reference.broker_replica import MESSAGE_SIZE
-from reference.controller_broker import BrokerSetup, ControllerModeBroker, Produce
-from reference.controller_node import ControllerCall, ControllerNode
-from reference.mutants_controller import MUTANTS, broker_rules, controller_rules
-from spec.broker.rules import DEFAULT_BROKER_RULES
+from conformance.targets import ScenarioTargets, resolve_targets
+from reference.controller_broker import Produce
+from reference.controller_node import ControllerCall
+from spec.broker.messages import BrokerNodeConfig
+from spec.broker.records import DEFAULT_HA_CONFIG
 from spec.controller.heartbeat import BrokerHeartbeat, DEFAULT_HEARTBEAT_TIMEOUT_MS
-from spec.controller.records import ElectMasterRequest
-from spec.controller.rules import ControllerRules
+from spec.controller.messages import ControllerNodeConfig
+from spec.controller.profiles import get_profile
+from spec.controller.records import DEFAULT_CONFIG, ElectMasterRequest
 from spec.invariants import Violation
 from spec.invariants import controller as inv
 
@@ -61,31 +63,6 @@ STUCK_BOUND_MS = DEFAULT_HEARTBEAT_TIMEOUT_MS + 2 * 5_000 + 5_000
 PROPERTIES = tuple(inv.INVARIANTS)
 
 
-@attrs.frozen(slots=True)
-class ControllerTarget:
-    adapter: str
-    implementation: str
-    version: str
-    controller_rules: ControllerRules
-    broker_rules: object
-
-
-def controller_target(adapter: str, profile: str | None) -> ControllerTarget:
-    from conformance.targets import RMQHA_IMPLEMENTATION, rmqha_version
-
-    base = ControllerRules.for_profile(profile or "rocketmq-5.1")
-    if adapter == "reference":
-        return ControllerTarget(adapter, RMQHA_IMPLEMENTATION, rmqha_version(), base, DEFAULT_BROKER_RULES)
-    if adapter.startswith("mutant:"):
-        name = adapter.split(":", 1)[1]
-        if name not in MUTANTS:
-            raise UserError(f"unknown controller mutant {name!r} (known: {', '.join(sorted(MUTANTS))})")
-        return ControllerTarget(adapter, f"{RMQHA_IMPLEMENTATION}+{name}", rmqha_version(),
-                                controller_rules(name, base), broker_rules(name))
-    raise UserError(f"adapter {adapter!r} has no controller stack (use reference or mutant:NAME, "
-                    f"NAME one of 'rmqha mutants --scenario controller --list')")
-
-
 def _bool(value: str, where: str) -> bool:
     if value in ("true", "on", "yes"):
         return True
@@ -97,9 +74,9 @@ def _bool(value: str, where: str) -> bool:
 class ControllerCluster(SimCluster):
     scenario = "controller"
 
-    def __init__(self, script: Script, target: ControllerTarget, record_trace: bool = True):
+    def __init__(self, script: Script, targets: ScenarioTargets, record_trace: bool = True):
         super().__init__(script, record_trace)
-        self.target = target
+        self.target = targets
         self.controllers = tuple(n for n in self.peers if n.startswith("c"))
         self.brokers = tuple(n for n in self.peers if n.startswith("b"))
         if len(self.controllers) < 1 or not 1 <= len(self.brokers) <= 5:
@@ -110,23 +87,23 @@ class ControllerCluster(SimCluster):
         self.all_ack = acks == "all"
         try:
             ha = attrs.evolve(
-                target.broker_rules.config,
+                DEFAULT_HA_CONFIG,
                 all_ack_in_sync_state_set=self.all_ack,
                 in_sync_replicas=int(script.option("in-sync-replicas", "1")),
                 min_in_sync_replicas=int(script.option("min-in-sync-replicas", "1")),
             )
         except ValueError as exc:
             raise UserError(f"option: {exc}") from None
-        self.broker_rules = attrs.evolve(target.broker_rules, config=ha)
         unclean = _bool(script.option("unclean", "false"), "option unclean")
-        self.controller_rules = attrs.evolve(
-            target.controller_rules, config=attrs.evolve(target.controller_rules.config, enable_elect_unclean_master=unclean)
-        )
+        # what the controllers are configured with, and what the monitor judges them by
+        self.controller_config = attrs.evolve(DEFAULT_CONFIG, enable_elect_unclean_master=unclean)
+        get_profile(script.profile or "rocketmq-5.1")  # an unknown profile is bad input, before any node starts
+        controller_setup = ControllerNodeConfig(script.profile or "rocketmq-5.1", self.controller_config)
         learner = script.option("learner")
         if learner is not None and learner not in self.brokers:
             raise UserError(f"option learner: {learner!r} is not a broker ({' '.join(self.brokers)})")
-        self.setups = {
-            b: BrokerSetup(CLUSTER, BROKER_NAME, self.controllers, self.broker_rules, async_learner=(b == learner))
+        broker_setups = {
+            b: BrokerNodeConfig(CLUSTER, BROKER_NAME, self.controllers, ha, async_learner=(b == learner))
             for b in self.brokers
         }
         # monitor state
@@ -149,10 +126,12 @@ class ControllerCluster(SimCluster):
         self.failovers: list[float] = []
         self.first_master_ms: int | None = None
 
+        controller, broker = targets["controller"], targets["broker"]
+
         def factory(node_id, durable, now, draw):
             if node_id in self.controllers:
-                return ControllerNode(node_id, self.controllers, draw, durable, now, rules=self.controller_rules)
-            return ControllerModeBroker(node_id, self.brokers, self.setups[node_id], durable, now)
+                return controller.make_node(node_id, self.controllers, draw, durable, now, controller_setup)
+            return broker.make_node(node_id, self.brokers, draw, durable, now, broker_setups[node_id])
 
         self._start_simulator(factory, (self._observe,))
 
@@ -199,8 +178,8 @@ class ControllerCluster(SimCluster):
         else:
             self._observe_broker(node_id, node)
 
-    def _observe_controller(self, node_id: str, node: ControllerNode) -> None:
-        config = self.controller_rules.config
+    def _observe_controller(self, node_id: str, node) -> None:
+        config = self.controller_config
         seen = self._controller_seen.get(node_id)
         before = seen[2] if seen is not None and seen[0] is node else None
         if seen is None or seen[0] is not node or seen[1] != node.applied:
@@ -234,7 +213,7 @@ class ControllerCluster(SimCluster):
             self._record(inv.elected_master_was_eligible(d.before, d.result.events, config))
             self._record(inv.elected_master_most_up_to_date(d.before, d.request, response, d.liveness, config))
 
-    def _check_stuck(self, controller: str, node: ControllerNode) -> None:
+    def _check_stuck(self, controller: str, node) -> None:
         """no_stuck_dead_master, judged by who really heartbeats to the active controller."""
         now = self.sim.now
         alive = []
@@ -244,7 +223,7 @@ class ControllerCluster(SimCluster):
             if broker is not None and broker.broker_id is not None and last is not None \
                     and now - last <= DEFAULT_HEARTBEAT_TIMEOUT_MS:
                 alive.append((BROKER_NAME, broker.broker_id))
-        stuck = {v.subject for v in inv.no_stuck_dead_master(node.metadata, alive, self.controller_rules.config)}
+        stuck = {v.subject for v in inv.no_stuck_dead_master(node.metadata, alive, self.controller_config)}
         # The clock runs for one active period: this incarnation of this node, in this term.
         # A new leader (or the same node restarted, or elected again after a time when no
         # controller was active) gets the whole bound.
@@ -260,7 +239,7 @@ class ControllerCluster(SimCluster):
                                        f"while an electable broker heartbeats", name))
                 self.stuck_since[name] = (period, now)
 
-    def _observe_broker(self, node_id: str, node: ControllerModeBroker) -> None:
+    def _observe_broker(self, node_id: str, node) -> None:
         restarted = self._broker_seen.get(node_id) is not node
         self._broker_seen[node_id] = node
         state = node.role_state
@@ -598,4 +577,4 @@ def generate_controller_script(config: RunConfig, fault_mixes: dict) -> Script:
 
 
 def build_controller(script: Script, adapter: str, record_trace: bool = True):
-    return ControllerCluster(script, controller_target(adapter, script.profile), record_trace)
+    return ControllerCluster(script, resolve_targets("controller", adapter, script.profile), record_trace)

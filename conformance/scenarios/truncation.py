@@ -26,39 +26,19 @@ from conformance.errors import UserError
 from results.runresult import Metric, RunConfig
 from conformance.scenarios.base import ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
-from reference.broker_replica import BecomeMaster, BecomeSlave, BrokerReplica, ClientWrite, Role
+from conformance.targets import ScenarioTargets, resolve_targets
+from reference.broker_replica import BecomeMaster, BecomeSlave, ClientWrite, Role
 from spec.invariants import truncation as inv
-from spec.truncation.algebra import REFERENCE, Variant
-
-
-@attrs.frozen(slots=True)
-class TruncationTarget:
-    adapter: str
-    implementation: str
-    version: str
-    variant: Variant
-
-
-def truncation_target(adapter: str) -> TruncationTarget:
-    from conformance.targets import RMQHA_IMPLEMENTATION, rmqha_version
-    from spec.truncation.variants import VARIANTS
-
-    if adapter == "reference":
-        return TruncationTarget(adapter, RMQHA_IMPLEMENTATION, rmqha_version(), REFERENCE)
-    if adapter.startswith("mutant:") and adapter.split(":", 1)[1] in VARIANTS:
-        name = adapter.split(":", 1)[1]
-        return TruncationTarget(adapter, f"{RMQHA_IMPLEMENTATION}+{name}", rmqha_version(), VARIANTS[name])
-    raise UserError(f"adapter {adapter!r} has no broker replica for the truncation scenario "
-                    f"(use reference or mutant:VARIANT with a variant of 'rmqha prove truncation')")
 
 
 class TruncationCluster(SimCluster):
     scenario = "truncation"
     finding_name = "no_consistent_point"
 
-    def __init__(self, script: Script, target: TruncationTarget, record_trace: bool = True):
+    def __init__(self, script: Script, targets: ScenarioTargets, record_trace: bool = True):
         super().__init__(script, record_trace)
-        self.target = target
+        self.target = targets
+        replica = targets["broker"]
         self.master: str | None = None
         self.epoch = 0
         self.acknowledged: dict[str, int] = {}  # id -> offset, acknowledged by the whole set
@@ -68,7 +48,7 @@ class TruncationCluster(SimCluster):
         self.elections: list[tuple[int, int, str]] = []  # (time, epoch, master) per failover
 
         def factory(node_id, durable, now, draw):
-            return BrokerReplica(node_id, self.peers, durable, now, target.variant)
+            return replica.make_node(node_id, self.peers, draw, durable, now)
 
         self._start_simulator(factory, (self._observe,))
 
@@ -234,4 +214,4 @@ def generate_truncation_script(config: RunConfig, fault_mixes: dict) -> Script:
 
 
 def build_truncation(script: Script, adapter: str, record_trace: bool = True):
-    return TruncationCluster(script, truncation_target(adapter), record_trace)
+    return TruncationCluster(script, resolve_targets("truncation", adapter, script.profile), record_trace)

@@ -1,19 +1,48 @@
-"""Fixtures of the conformance suite: the implementation under test (``--adapter``)."""
+"""Fixtures of the conformance suite: the implementation under test (``--adapter``), and
+the rule that every test here judges the implementation it names (tests/conformance/honesty.py)."""
+from pathlib import Path
+
 import pytest
 
 from adapters import resolve
+from conformance.errors import NotApplicable
+from conformance.targets import check_applicable, split_roles
+from tests.conformance.honesty import judge_the_adapter_it_names, skip_self_tests
+
+HERE = Path(__file__).parent
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    return (yield from judge_the_adapter_it_names(item))
+
+
+def pytest_collection_modifyitems(config, items):
+    skip_self_tests(config, items, HERE)
 
 
 @pytest.fixture(scope="session")
 def implementation(adapter):
     """The connected adapter for ``--adapter`` (handshake done, capabilities known)."""
-    return resolve(adapter)
+    roles = split_roles(adapter)
+    specs = set(roles.values()) if roles is not None else {adapter}
+    if len(specs) != 1:
+        pytest.skip(f"not applicable: handler-level tests judge one implementation, not {adapter!r}")
+    return resolve(specs.pop())
 
 
 @pytest.fixture(scope="session")
 def node_kinds(implementation) -> frozenset:
-    """The node kinds the implementation runs (``dledger``, ``raft``)."""
+    """The node kinds the implementation runs (``dledger``, ``raft``, ``replica``, ``broker``, ``controller``)."""
     return implementation.info.nodes
+
+
+def require_scenario(adapter: str, scenario: str) -> None:
+    """Skip, reported as not applicable (with the reason), when ``adapter`` cannot run ``scenario``."""
+    try:
+        check_applicable(scenario, adapter)
+    except NotApplicable as exc:
+        pytest.skip(str(exc))
 
 
 def require_nodes(node_kinds: frozenset, kind: str, implementation) -> None:

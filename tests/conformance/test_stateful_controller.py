@@ -1,9 +1,11 @@
-"""Stateful property tests of the controller stack (3 controllers and a broker set)."""
+"""Stateful property tests of the controller stack (3 controllers and a broker set),
+against ``--adapter`` (default: reference); ROLE=SPEC adapters mix implementations."""
 import pytest
 from hypothesis import Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from conformance.stateful import controller_machine_for
+from tests.conformance.conftest import require_scenario
 
 BOUNDED = settings(max_examples=12, stateful_step_count=20, deadline=None)
 HUNT = settings(BOUNDED, report_multiple_bugs=False, max_examples=25, stateful_step_count=12,
@@ -11,8 +13,9 @@ HUNT = settings(BOUNDED, report_multiple_bugs=False, max_examples=25, stateful_s
 
 
 @pytest.mark.parametrize("acks,brokers", [("all", 3), ("all", 2), ("default", 3)])
-def test_controller_stack_keeps_every_invariant(acks, brokers):
-    run_state_machine_as_test(controller_machine_for("reference", acks, brokers), settings=BOUNDED)
+def test_controller_stack_keeps_every_invariant(adapter, acks, brokers):
+    require_scenario(adapter, "controller")
+    run_state_machine_as_test(controller_machine_for(adapter, acks, brokers), settings=BOUNDED)
 
 
 def test_stateful_search_finds_and_shrinks_a_broker_serving_before_its_role_is_confirmed():

@@ -1,0 +1,27 @@
+"""Stateful property tests of a broker set whose roles the harness assigns (the
+truncation scenario), against ``--adapter`` (default: reference)."""
+import pytest
+from hypothesis import Phase, settings
+from hypothesis.stateful import run_state_machine_as_test
+
+from conformance.stateful import truncation_machine_for
+from tests.conformance.conftest import require_scenario
+
+BOUNDED = settings(stateful_step_count=25, deadline=None)  # examples: the Hypothesis profile's
+
+
+@pytest.mark.parametrize("replicas", [3, 2])
+def test_broker_set_keeps_every_truncation_invariant(adapter, replicas):
+    require_scenario(adapter, "truncation")
+    run_state_machine_as_test(truncation_machine_for(adapter, replicas), settings=BOUNDED)
+
+
+# (ascending-scan and max-of-end-offsets need rarer schedules than the profile's
+# examples reach: campaigns and tests/scenarios/truncation/mutant-*.rmqha kill them)
+@pytest.mark.parametrize("variant,prop", [("equal-start-append", "epoch-file-well-formed"),
+                                          ("label-switched-before-header", "positions-covered"),
+                                          ("upstream-empty-epoch", "handshake-progress|prefix-agreement")])
+def test_stateful_search_kills_truncation_variants(variant, prop):
+    hunt = settings(BOUNDED, report_multiple_bugs=False, phases=[Phase.generate])
+    with pytest.raises(AssertionError, match=prop):
+        run_state_machine_as_test(truncation_machine_for(f"mutant:{variant}"), settings=hunt)
