@@ -21,7 +21,7 @@ from reference.dledger_node import DLedgerDurable, DLedgerNode
 from reference.mutants import MUTANTS
 from reference.node_api import Message
 from reference.procedures import REFERENCE_PROCEDURES
-from spec.dledger.profiles import DEFAULT_TIMING, PROFILES
+from spec.dledger.profiles import PROFILES
 from spec.dledger.records import ClientAppend, DLedgerView
 from spec.invariants.dledger import liveness_bound_ms
 from spec.raft.records import ClientCommand, RaftEntry, RaftView
@@ -68,7 +68,7 @@ class ReferenceServer:
         operations = sorted(OPERATIONS if self.mutant is None else PROCEDURE_CALLS)
         return {"protocol": PROTOCOL, "implementation": implementation, "version": _version(),
                 "profiles": self.profiles, "operations": operations, "nodes": list(NODE_KINDS),
-                "liveness_bound_ms": {kind: liveness_bound_ms(DEFAULT_TIMING) for kind in NODE_KINDS}}
+                "liveness_bound_ms": {kind: liveness_bound_ms(self.profile.timing) for kind in NODE_KINDS}}
 
     def _op_bye(self, args: dict) -> dict:
         return {}
@@ -103,7 +103,7 @@ class ReferenceServer:
             durable = codec.decode(args["durable"], DLedgerDurable, codec.registry("dledger"), "durable")
         self.nodes[args["handle"]] = DLedgerNode(
             args["node_id"], tuple(args["peers"]), lambda bound: rng.randrange(bound) if bound > 0 else 0,
-            durable, args["now"], self.profile, DEFAULT_TIMING, self.procedures)
+            durable, args["now"], self.profile, None, self.procedures)
         return {}
 
     def _activate(self, handle: str, act) -> dict:

@@ -279,7 +279,8 @@ def dledger_profile(name: str | None) -> Profile:
         raise UserError(f"unknown DLedger profile {name!r} (known: {', '.join(PROFILES)})") from None
 
 
-def dledger_target(adapter: str, profile_name: str | None, timing: Timing) -> DLedgerTarget:
+def dledger_target(adapter: str, profile_name: str | None, timing: Timing | None = None) -> DLedgerTarget:
+    """Nodes of ``adapter``; the reference's keep ``timing``, else their profile's (docs/dledger.md)."""
     adapter = role_specs("dledger", adapter)["dledger"]
     profile = dledger_profile(profile_name)
     if adapter == "reference":
@@ -298,7 +299,7 @@ def dledger_target(adapter: str, profile_name: str | None, timing: Timing) -> DL
     return DLedgerTarget(adapter, implementation, rmqha_version(), profile, make_node)
 
 
-def _foreign_dledger_target(adapter: str, profile: Profile, timing: Timing) -> DLedgerTarget:
+def _foreign_dledger_target(adapter: str, profile: Profile, timing: Timing | None) -> DLedgerTarget:
     """Nodes of an implementation under test, driven through the adapter protocol."""
     connected, make_node = _remote_nodes(adapter, "dledger", "dledger", "dledger")
     declared = connected.info.profiles.get("dledger")

@@ -29,7 +29,6 @@ import attrs
 from adapters import codec
 from adapters.errors import UserError
 from adapters.operations import OPERATIONS
-from conformance.differential import spec_answer
 
 FORMAT = "rmqha-transcript/1"
 
@@ -167,7 +166,7 @@ def record(adapter, inputs: dict[str, Callable[[random.Random], dict]], samples:
     the order they were asked. Every asked call is compared with the spec; the header
     says how many agreed.
     """
-    from conformance.differential import implementation_answer, judged_profile
+    from conformance.differential import judged_profile
 
     info = adapter.info
     profile = info.profiles.get("dledger")

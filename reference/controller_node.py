@@ -53,7 +53,7 @@ from spec.controller.records import (
     ResponseCode,
 )
 from spec.controller.rules import API_OF_REQUEST, DEFAULT_RULES, ControllerRules
-from spec.dledger.profiles import DEFAULT_PROFILE, DEFAULT_TIMING, Profile, Timing
+from spec.dledger.profiles import DEFAULT_PROFILE, Profile, Timing
 from spec.dledger.records import ClientAppend, Role
 
 NOOP = ""  # the empty proposal of a new leader
@@ -133,7 +133,7 @@ class ControllerNode:
         now: int = 0,
         rules: ControllerRules = DEFAULT_RULES,
         profile: Profile = DEFAULT_PROFILE,
-        timing: Timing = DEFAULT_TIMING,
+        timing: Timing | None = None,
     ):
         self.node_id = node_id
         self.rules = rules

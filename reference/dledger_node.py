@@ -27,6 +27,7 @@ from reference.procedures import REFERENCE_PROCEDURES, DLedgerProcedures
 from spec.dledger import effects as fx
 from spec.dledger.candidate import (
     CandidateAction,
+    NextVote,
     candidate_action,
     count_vote,
     next_time_after_parse,
@@ -34,7 +35,6 @@ from spec.dledger.candidate import (
     start_vote_counts,
     vote_interval_spread,
     vote_round_closed,
-    vote_round_wait_ms,
 )
 from spec.dledger.heartbeat import (
     count_heartbeat,
@@ -60,7 +60,13 @@ from spec.dledger.member_state import (
     may_become_leader,
     next_term,
 )
-from spec.dledger.profiles import DEFAULT_PROFILE, DEFAULT_TIMING, Profile, Timing
+from spec.dledger.profiles import DEFAULT_PROFILE, Profile, Timing
+from spec.dledger.rounds import (
+    heartbeat_decision_time,
+    heartbeat_latch_deadline,
+    next_maintainer_run,
+    vote_latch_deadline,
+)
 from spec.dledger.records import (
     NO_INDEX,
     ClientAppend,
@@ -120,7 +126,7 @@ class DLedgerNode:
         durable: DLedgerDurable | None = None,
         now: int = 0,
         profile: Profile = DEFAULT_PROFILE,
-        timing: Timing = DEFAULT_TIMING,
+        timing: Timing | None = None,
         procedures: DLedgerProcedures = REFERENCE_PROCEDURES,
     ):
         self.node_id = node_id
@@ -129,7 +135,7 @@ class DLedgerNode:
         self._others = tuple(p for p in self.peers if p != node_id)
         self.draw = draw
         self.profile = profile
-        self.timing = timing
+        self.timing = timing or profile.timing  # the release's waits unless given
         self.proc = procedures
         if durable is None:
             durable = DLedgerDurable(profile.initial_term, None, ())
@@ -155,6 +161,8 @@ class DLedgerNode:
         self._vote_round: _VoteRound | None = None
         self._hb_round: _HeartbeatRound | None = None
         self._round_ids = 0
+        # the maintainer runs again maintainer_sleep_ms after each run returns
+        self._next_run = now
         self._push_seq = 0
         self._dispatchers: dict[str, Dispatcher] = {}
         self._outstanding: dict[str, tuple[PushEntryRequest, int]] = {}
@@ -217,7 +225,9 @@ class DLedgerNode:
 
     def tick(self, now: int) -> Ready:
         self._now = now
-        self._maintain(now)
+        self._catch_up(now, tick=True)
+        if self._vote_round is None and self._hb_round is None and now >= self._next_run:
+            self._maintain(now)
         if self.role is Role.LEADER:
             self._dispatch_all(now)
         if self.applied_index < self.committed_index:
@@ -227,6 +237,7 @@ class DLedgerNode:
 
     def step(self, message: Message, now: int) -> Ready:
         self._now = now
+        self._catch_up(now, tick=False)
         payload = message.payload
         handler = _HANDLERS.get(type(payload))
         if handler is not None:
@@ -331,18 +342,26 @@ class DLedgerNode:
 
     # ------------------------------------------------------------------ maintainer
 
+    def _catch_up(self, now: int, tick: bool) -> None:
+        """Close a round whose wait ended before ``now``, stamped with the instant it ended.
+
+        While a round is open the maintainer is blocked on its latch; the round ends at
+        an instant of its own (a timeout, or 0.3.2+'s sleep after the heartbeat latch),
+        whenever the node is next activated. Replies due at an instant come before the
+        waiting thread wakes: a message at that very instant still counts, a tick at it
+        closes the round.
+        """
+        r = self._vote_round
+        if r is not None and _passed(r.deadline, now, tick):
+            self._close_vote_round(r.deadline)
+        h = self._hb_round
+        if h is not None:
+            if h.decide_at is None and _passed(h.deadline, now, tick):
+                h.decide_at = heartbeat_decision_time(h.deadline, self.timing)
+            if h.decide_at is not None and _passed(h.decide_at, now, tick):
+                self._decide_heartbeat_round(h.decide_at)
+
     def _maintain(self, now: int) -> None:
-        if self._vote_round is not None:
-            if now >= self._vote_round.deadline:
-                self._close_vote_round(now)
-            return  # blocked on the vote latch
-        if self._hb_round is not None:
-            r = self._hb_round
-            if r.decide_at is None and now >= r.deadline:
-                r.decide_at = now + self.timing.heartbeat_result_wait_ms
-            if r.decide_at is not None and now >= r.decide_at:
-                self._decide_heartbeat_round(now)
-            return  # blocked on the heartbeat latch
         if self.role is Role.LEADER:
             if leader_should_send_heartbeat(now, self.last_send_heartbeat_time, self.timing):
                 self._start_heartbeat_round(now)
@@ -352,6 +371,8 @@ class DLedgerNode:
                 self._apply((fx.BecomeCandidate(self.curr_term),), now)
         else:
             self._maintain_as_candidate(now)
+        if self._vote_round is None and self._hb_round is None:
+            self._next_run = next_maintainer_run(now, self.timing)
 
     def _vote_time(self, now: int) -> int:
         spread = vote_interval_spread(self.timing, self.taking_leadership)
@@ -381,8 +402,8 @@ class DLedgerNode:
     def _start_vote_round(self, now: int) -> None:
         self._round_ids += 1
         term = self.curr_term
-        wait = vote_round_wait_ms(self.draw(self.timing.max_vote_interval_ms), self.timing)
-        r = self._vote_round = _VoteRound(self._round_ids, term, now + wait, now)
+        deadline = vote_latch_deadline(now, self.draw(self.timing.max_vote_interval_ms), self.timing)
+        r = self._vote_round = _VoteRound(self._round_ids, term, deadline, now)
         request = VoteRequest(term, self.node_id, self.ledger_end_term, len(self.log) - 1, r.id)
         for peer in self._others:
             self._send(peer, request)
@@ -393,30 +414,31 @@ class DLedgerNode:
     def _close_vote_round(self, now: int) -> None:
         r = self._vote_round
         self._vote_round = None
+        self._next_run = next_maintainer_run(now, self.timing)
         self.last_vote_cost = now - r.started
         decision = self.proc.parse_vote_result(r.counts, len(self.peers), self.profile)
         self._cover("parse_vote_result", decision.result.value)
         self.last_parse_result = decision.result
-        self.next_time_to_request_vote = next_time_after_parse(
-            decision, self.next_time_to_request_vote, self._vote_time(now), self.timing
-        )
+        if decision.next_vote is not NextVote.UNCHANGED:  # only then does upstream draw a next vote time
+            self.next_time_to_request_vote = next_time_after_parse(
+                decision, self.next_time_to_request_vote, self._vote_time(now), self.timing
+            )
         self._apply(decision.effects, now)
 
     def _start_heartbeat_round(self, now: int) -> None:
         self._round_ids += 1
         self.last_send_heartbeat_time = now
-        # the latch waits heartBeatTimeIntervalMs - 10, then the decision comes 10 ms later
-        deadline = now + self.timing.heartbeat_interval_ms - self.timing.heartbeat_result_wait_ms
+        # only replies open the latch: a group of one waits it out
+        deadline = heartbeat_latch_deadline(now, self.timing)
         r = self._hb_round = _HeartbeatRound(self._round_ids, self.curr_term, deadline)
         request = HeartBeatRequest(self.curr_term, self.node_id, r.id)
         for peer in self._others:
             self._send(peer, request)
-        if heartbeat_latch_open(r.counts, len(self.peers)):  # a group of one
-            r.decide_at = now + self.timing.heartbeat_result_wait_ms
 
     def _decide_heartbeat_round(self, now: int) -> None:
         r = self._hb_round
         self._hb_round = None
+        self._next_run = next_maintainer_run(now, self.timing)
         decision = self.proc.decide_heartbeat_round(
             r.counts, len(self.peers), now, self.last_succ_heartbeat_time, self.timing, self.profile
         )
@@ -459,7 +481,9 @@ class DLedgerNode:
         r.answered_by.add(src)
         r.counts = count_heartbeat(r.counts, reply)
         if r.decide_at is None and heartbeat_latch_open(r.counts, len(self.peers)):
-            r.decide_at = now + self.timing.heartbeat_result_wait_ms
+            r.decide_at = heartbeat_decision_time(now, self.timing)
+            if r.decide_at == now:  # no sleep after the latch (before 0.3.2): decide at once
+                self._decide_heartbeat_round(now)
 
     def _on_push(self, src: str, request: PushEntryRequest, now: int) -> None:
         decision = self.proc.handle_push(
@@ -540,6 +564,11 @@ class DLedgerNode:
 
 
 _EMPTY = Ready()
+
+
+def _passed(instant: int, now: int, tick: bool) -> bool:
+    """Whether a wait ending at ``instant`` is over at an activation at ``now``."""
+    return now > instant or (tick and now == instant)
 
 _HANDLERS = {
     VoteRequest: DLedgerNode._on_vote_request,

@@ -348,6 +348,7 @@ def generate_dledger_script(config: RunConfig, timing: Timing = DEFAULT_TIMING) 
     )
 
 
-def build_dledger(script: Script, adapter: str, record_trace: bool = True, timing: Timing = DEFAULT_TIMING):
+def build_dledger(script: Script, adapter: str, record_trace: bool = True, timing: Timing | None = None):
+    """The cluster of ``script``; nodes keep the profile's timing unless ``timing`` is given."""
     target = dledger_target(adapter, script.profile, timing)
-    return DLedgerCluster(script, target, timing, record_trace)
+    return DLedgerCluster(script, target, timing or target.profile.timing, record_trace)

@@ -176,6 +176,30 @@ def _wait(counts, replies: list, start: int, deadline: int, count, is_open, alre
     return counts, deadline, []
 
 
+# ------------------------------------------------------------------ the instants of a round
+# (the reference node keeps its rounds with these too)
+
+
+def heartbeat_latch_deadline(start: int, timing: Timing) -> int:
+    """When a heartbeat round sent at ``start`` stops waiting on its latch."""
+    return start + timing.heartbeat_latch_wait_ms
+
+
+def heartbeat_decision_time(woke_at: int, timing: Timing) -> int:
+    """When the leader decides, having stopped waiting at ``woke_at`` (0.3.2+ sleeps first)."""
+    return woke_at + timing.heartbeat_result_wait_ms
+
+
+def vote_latch_deadline(start: int, draw: int, timing: Timing) -> int:
+    """When a vote round started at ``start`` stops waiting (``draw``: its random part)."""
+    return start + candidate.vote_round_wait_ms(draw, timing)
+
+
+def next_maintainer_run(returned_at: int, timing: Timing) -> int:
+    """The StateMaintainer runs again this long after a run returns."""
+    return returned_at + timing.maintainer_sleep_ms
+
+
 # ------------------------------------------------------------------ leader
 
 
@@ -198,10 +222,10 @@ def heartbeat_round(
     others = sorted(member.peers - {member.self_id})
     ordered = _in_arrival_order(replies, others)
     counts, woke, rest = _wait(
-        heartbeat.start_heartbeat_counts(member.curr_term), ordered, now, now + timing.heartbeat_latch_wait_ms,
+        heartbeat.start_heartbeat_counts(member.curr_term), ordered, now, heartbeat_latch_deadline(now, timing),
         heartbeat.count_heartbeat, lambda c: heartbeat.heartbeat_latch_open(c, n),
     )
-    decided = woke + timing.heartbeat_result_wait_ms
+    decided = heartbeat_decision_time(woke, timing)
     if timing.heartbeat_result_wait_ms:  # replies keep arriving while the leader sleeps
         for r in rest:
             if now + r.at > decided:
@@ -267,7 +291,7 @@ def candidate_round(
         member = attrs.evolve(member, voted_for=member.self_id)
     counts = candidate.count_vote(candidate.start_vote_counts(term), VoteResponse(own.reply_term, own.result))
     used.append(DrawUse(VOTE_WAIT, candidate.draw_bound(VOTE_WAIT, timing)))
-    deadline = now + candidate.vote_round_wait_ms(draws.vote_wait, timing)
+    deadline = vote_latch_deadline(now, draws.vote_wait, timing)
     counts, ended, _ = _wait(
         counts, _in_arrival_order(replies, sorted(member.peers - {member.self_id})), now, deadline,
         candidate.count_vote, lambda c: candidate.vote_round_closed(c, n),
