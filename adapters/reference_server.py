@@ -24,7 +24,7 @@ from reference.procedures import REFERENCE_PROCEDURES
 from spec.dledger.profiles import PROFILES
 from spec.dledger.records import ClientAppend, DLedgerView
 from spec.invariants.dledger import liveness_bound_ms
-from spec.raft.records import ClientCommand, RaftEntry, RaftView
+from spec.raft.records import ClientCommand, RaftEntry, RaftView, raft_view
 
 attrs.resolve_types(DLedgerDurable, globalns=vars(sys.modules[DLedgerDurable.__module__]))
 
@@ -138,7 +138,7 @@ class ReferenceServer:
         node = self.nodes[args["handle"]]
         view = node.observe()
         if self.kinds.get(args["handle"]) == "raft":
-            view = raft_view(view)
+            view = _raft_wire_view(view)
         return {"view": codec.encode(view), "summary": node.summary()}
 
 
@@ -153,9 +153,10 @@ class _Unsupported(Exception):
 NODE_KINDS = ("dledger", "raft")
 
 
-def raft_view(v: DLedgerView) -> RaftView:
-    return RaftView(v.node_id, v.role, v.curr_term, v.voted_for, v.leader_id, v.committed_index,
-                    tuple(RaftEntry(e.index, e.term, e.body) for e in v.log))
+def _raft_wire_view(v: DLedgerView) -> RaftView:
+    """The spec's Raft view of a DLedger node, its entries as the protocol's ``RaftEntry``."""
+    view = raft_view(v)
+    return attrs.evolve(view, log=tuple(RaftEntry(e.index, e.term, e.body) for e in view.log))
 
 
 def _version() -> str:

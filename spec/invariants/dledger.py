@@ -1,44 +1,41 @@
 """Safety and liveness invariants of DLedger, checked after every step.
 
-Each invariant is a pure predicate over an observation (``DLedgerView`` of one node)
-and a ``DLedgerHistory`` summarising everything observed so far; the history is
-folded forward by ``record``. A monitor (conformance/) calls ``check_node`` after
-every activation of a node, ``check_vote_grant`` on every vote a node grants, and
-``stable_leader`` to judge liveness once faults have healed.
+A monitor (conformance/) calls ``check_node`` after every activation of a node (then
+``record``), ``check_vote_grant`` on every vote a node grants, and ``stable_leader``
+to judge liveness once faults have healed.
+
+The invariants every Raft-family protocol shares (election safety, term
+monotonicity, one vote per term, committed prefix, leader completeness) and liveness
+are written once, in ``spec/invariants/raft.py``; a DLedger node is judged by them
+seen as a Raft node (``spec.raft.records.raft_view``). Only DLedger's own are here:
 
 | name                     | what must hold                                                        |
 |--------------------------|-----------------------------------------------------------------------|
-| election-safety          | at most one leader per term, over the whole history                   |
-| term-monotonic           | a node's currTerm never decreases, restarts included                  |
-| one-vote-per-term        | a node grants at most one candidate per term, restarts included       |
 | vote-log-up-to-date      | ACCEPT only when the candidate's (ledgerEndTerm, ledgerEndIndex) >= the voter's |
 | ledger-end-term          | ledgerEndTerm is the term of the last entry                           |
-| committed-prefix         | committed prefixes never diverge                                      |
-| leader-completeness      | every committed entry is in the log of every leader of a later term (G2; G1 may violate it) |
 | applied-committed-end    | applied <= committed <= ledgerEnd                                     |
-| liveness                 | after the last fault heals, one stable leader within ``liveness_bound_ms`` |
+
+``leader-completeness`` (and, through it, ``committed-prefix``) holds for G2 logs; G1
+may violate it (``known_profile_difference``).
 """
 from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-import attrs
-
 from spec.dledger.profiles import Profile, Timing
-from spec.dledger.records import DLedgerView, Role, VoteRequest, VoteResponse, VoteResult
-from spec.invariants import Violation
+from spec.dledger.records import DLedgerView, VoteRequest, VoteResponse, VoteResult
+from spec.invariants import Violation, raft
+from spec.raft.records import raft_view
 
-INVARIANTS: dict[str, str] = {
-    "election-safety": "at most one leader per term over the whole history",
-    "term-monotonic": "currTerm never decreases on a node, restarts included",
-    "one-vote-per-term": "a node grants at most one candidate per term, restarts included",
+_OWN: dict[str, str] = {
     "vote-log-up-to-date": "ACCEPT only for a candidate whose log is at least as up to date",
     "ledger-end-term": "ledgerEndTerm is the term of the last entry",
-    "committed-prefix": "committed prefixes never diverge",
-    "leader-completeness": "every committed entry is in the log of every leader of a later term",
     "applied-committed-end": "applied <= committed <= ledgerEnd",
-    "liveness": "after the last fault heals, exactly one leader within the bound",
 }
+# in the order they are reported; the shared ones as spec/invariants/raft.py states them
+INVARIANTS: dict[str, str] = {name: _OWN.get(name) or raft.INVARIANTS[name] for name in (
+    "election-safety", "term-monotonic", "one-vote-per-term", "vote-log-up-to-date", "ledger-end-term",
+    "committed-prefix", "leader-completeness", "applied-committed-end", "liveness")}
 
 
 def known_profile_difference(name: str, profile: Profile) -> bool:
@@ -51,48 +48,11 @@ def known_profile_difference(name: str, profile: Profile) -> bool:
     return profile.log_generation == "G1" and name in ("leader-completeness", "committed-prefix")
 
 
-@attrs.define(slots=True)
-class DLedgerHistory:
-    """What the invariants remember. Updated only through ``record``."""
-
-    leader_of_term: dict[int, str] = attrs.Factory(dict)
-    max_term: dict[str, int] = attrs.Factory(dict)
-    vote_of: dict[tuple[str, int], str] = attrs.Factory(dict)
-    committed: list = attrs.Factory(list)  # the longest committed prefix seen (entries)
-    committed_under_term: list = attrs.Factory(list)  # per committed index: largest leader term seen then
-    largest_leader_term: int = -10**9
+# What DLedger's invariants remember is what the shared ones do.
+DLedgerHistory = raft.RaftHistory
 
 
-# ------------------------------------------------------------------ predicates
-
-
-def check_election_safety(h: DLedgerHistory, v: DLedgerView) -> Violation | None:
-    if v.role is Role.LEADER:
-        other = h.leader_of_term.get(v.curr_term)
-        if other is not None and other != v.node_id:
-            return Violation(
-                "election-safety", f"{other} and {v.node_id} both leader in term {v.curr_term}", v.node_id
-            )
-    return None
-
-
-def check_term_monotonic(h: DLedgerHistory, v: DLedgerView) -> Violation | None:
-    seen = h.max_term.get(v.node_id)
-    if seen is not None and v.curr_term < seen:
-        return Violation("term-monotonic", f"{v.node_id} currTerm went from {seen} back to {v.curr_term}", v.node_id)
-    return None
-
-
-def check_one_vote_per_term(h: DLedgerHistory, v: DLedgerView) -> Violation | None:
-    if v.voted_for is not None:
-        earlier = h.vote_of.get((v.node_id, v.curr_term))
-        if earlier is not None and earlier != v.voted_for:
-            return Violation(
-                "one-vote-per-term",
-                f"{v.node_id} voted for {earlier} and then {v.voted_for} in term {v.curr_term}",
-                v.node_id,
-            )
-    return None
+# ------------------------------------------------------------------ DLedger's own predicates
 
 
 def check_ledger_end_term(v: DLedgerView) -> Violation | None:
@@ -119,39 +79,6 @@ def check_applied_committed_end(v: DLedgerView) -> Violation | None:
     return None
 
 
-def _same(a, b) -> bool:
-    return a.index == b.index and a.term == b.term and a.body == b.body
-
-
-def check_committed_prefix(h: DLedgerHistory, v: DLedgerView) -> Violation | None:
-    upto = min(v.committed_index, v.ledger_end_index, len(h.committed) - 1)
-    for i in range(upto + 1):
-        if not _same(v.log[i], h.committed[i]):
-            return Violation(
-                "committed-prefix",
-                f"{v.node_id} committed entry {i} as (term {v.log[i].term}, {v.log[i].body!r}) "
-                f"but (term {h.committed[i].term}, {h.committed[i].body!r}) was committed before",
-                v.node_id,
-            )
-    return None
-
-
-def check_leader_completeness(h: DLedgerHistory, v: DLedgerView) -> Violation | None:
-    if v.role is not Role.LEADER:
-        return None
-    for i, entry in enumerate(h.committed):
-        if h.committed_under_term[i] >= v.curr_term:
-            continue  # committed while this term's leader may already have been elected
-        if i >= len(v.log) or not _same(v.log[i], entry):
-            return Violation(
-                "leader-completeness",
-                f"leader {v.node_id} of term {v.curr_term} lacks committed entry {i} "
-                f"(term {entry.term}, {entry.body!r})",
-                v.node_id,
-            )
-    return None
-
-
 def check_vote_grant(voter: DLedgerView, request: VoteRequest, reply: VoteResponse) -> Violation | None:
     """An ACCEPT must go to a candidate whose log is at least as up to date."""
     if reply.result is not VoteResult.ACCEPT:
@@ -166,37 +93,19 @@ def check_vote_grant(voter: DLedgerView, request: VoteRequest, reply: VoteRespon
     return None
 
 
-NODE_CHECKS = (
-    check_election_safety,
-    check_term_monotonic,
-    check_one_vote_per_term,
-    check_committed_prefix,
-    check_leader_completeness,
-)
 STATELESS_CHECKS = (check_ledger_end_term, check_applied_committed_end)
 
 
 def check_node(h: DLedgerHistory, v: DLedgerView) -> list[Violation]:
     """Every per-node invariant for one fresh observation (then call ``record``)."""
-    found = [c(h, v) for c in NODE_CHECKS] + [c(v) for c in STATELESS_CHECKS]
+    r = raft_view(v)
+    found = [c(h, r) for c in raft.SHARED_CHECKS] + [c(v) for c in STATELESS_CHECKS]
     return [x for x in found if x is not None]
 
 
 def record(h: DLedgerHistory, v: DLedgerView) -> None:
     """Fold an observation into the history (after it was checked)."""
-    if v.role is Role.LEADER:
-        h.leader_of_term.setdefault(v.curr_term, v.node_id)
-        if v.curr_term > h.largest_leader_term:
-            h.largest_leader_term = v.curr_term
-    if v.curr_term > h.max_term.get(v.node_id, -10**9):
-        h.max_term[v.node_id] = v.curr_term
-    if v.voted_for is not None:
-        h.vote_of.setdefault((v.node_id, v.curr_term), v.voted_for)
-    top = min(v.committed_index, v.ledger_end_index)
-    if top >= len(h.committed):
-        for i in range(len(h.committed), top + 1):
-            h.committed.append(v.log[i])
-            h.committed_under_term.append(h.largest_leader_term)
+    raft.record_shared(h, raft_view(v))
 
 
 # ------------------------------------------------------------------ liveness
@@ -204,17 +113,7 @@ def record(h: DLedgerHistory, v: DLedgerView) -> None:
 
 def stable_leader(views: Iterable[DLedgerView | None]) -> str | None:
     """The leader, if exactly one live node leads and every other live node follows it."""
-    live = [v for v in views if v is not None]
-    leaders = [v for v in live if v.role is Role.LEADER]
-    if len(leaders) != 1:
-        return None
-    lead = leaders[0]
-    for v in live:
-        if v is lead:
-            continue
-        if v.role is not Role.FOLLOWER or v.leader_id != lead.node_id or v.curr_term != lead.curr_term:
-            return None
-    return lead.node_id
+    return raft.stable_leader(None if v is None else raft_view(v) for v in views)
 
 
 def liveness_bound_ms(timing: Timing, rounds: int = 3) -> int:

@@ -8,7 +8,7 @@ observation into the history and ``forget_volatile`` is called when a node crash
 | name | what must hold (Raft paper, figure 3) |
 |---|---|
 | election-safety | at most one leader per term, over the whole history |
-| term-monotonic | a node's currentTerm never decreases, restarts included |
+| term-monotonic | a node's term (currentTerm) never decreases, restarts included |
 | one-vote-per-term | vote durability: a node votes for at most one candidate per term, restarts included |
 | log-matching | two logs holding an entry with the same index and term are identical up to that index |
 | leader-completeness | an entry committed in a term is in the log of every leader of a later term |
@@ -17,21 +17,24 @@ observation into the history and ``forget_volatile`` is called when a node crash
 | commit-within-log | a node never considers an index committed that its log does not hold |
 | liveness | after the last fault heals, one stable leader within the implementation's bound |
 
-These are DLedger's invariants (``spec/invariants/dledger.py``) restated over the
-generic view where they coincide, under the same names, plus the three that the
-DLedger observation makes structural (log matching, commit monotonicity, commit
-within log).
+The first five (``SHARED_CHECKS``) and liveness are defined here once, for every
+Raft-family protocol: DLedger's invariants (``spec/invariants/dledger.py``) run these
+very functions on a DLedger node seen as a Raft node (``spec.raft.records.raft_view``)
+and add only what is DLedger's own. The other three are judged on generic Raft groups
+(the DLedger observation makes them structural).
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 import attrs
 
-from spec.invariants import Violation, dledger
-from spec.raft.records import RaftEntry, RaftRole, RaftView
+from spec.invariants import Violation
+from spec.raft.records import LogEntry, RaftRole, RaftView
 
 INVARIANTS: dict[str, str] = {
     "election-safety": "at most one leader per term over the whole history",
-    "term-monotonic": "currentTerm never decreases on a node, restarts included",
+    "term-monotonic": "a node's term never decreases, restarts included",
     "one-vote-per-term": "a node votes for at most one candidate per term, restarts included",
     "log-matching": "logs with an entry of the same index and term are identical up to it",
     "leader-completeness": "every committed entry is in the log of every leader of a later term",
@@ -50,14 +53,25 @@ class RaftHistory:
     max_term: dict[str, int] = attrs.Factory(dict)
     vote_of: dict[tuple[str, int], str] = attrs.Factory(dict)
     commit_of: dict[str, int] = attrs.Factory(dict)  # per live node: last commitIndex seen
-    committed: dict[int, RaftEntry] = attrs.Factory(dict)  # index -> the entry first seen committed there
+    committed: dict[int, LogEntry] = attrs.Factory(dict)  # index -> the entry first seen committed there
     committed_under_term: dict[int, int] = attrs.Factory(dict)  # index -> largest leader term seen then
     largest_leader_term: int = -10**9
     last_view: dict[str, RaftView] = attrs.Factory(dict)  # per live node: its last observation
+    # The committed indexes are [committed_low, committed_high] while ``committed_interval``
+    # holds (always, unless a compacted log showed a later stretch first): the checks then
+    # visit only that range instead of every entry of every log.
+    committed_low: int = 0
+    committed_high: int = -1
+    committed_interval: bool = True
 
 
-def _same(a: RaftEntry, b: RaftEntry) -> bool:
+def _same(a: LogEntry, b: LogEntry) -> bool:
     return a.term == b.term and a.body == b.body
+
+
+def _committed_top(v: RaftView) -> int:
+    """The highest index ``v`` holds and considers committed."""
+    return min(v.committed_index, v.last_index)
 
 
 # ------------------------------------------------------------------ per-node predicates
@@ -75,7 +89,7 @@ def check_election_safety(h: RaftHistory, v: RaftView) -> Violation | None:
 def check_term_monotonic(h: RaftHistory, v: RaftView) -> Violation | None:
     seen = h.max_term.get(v.node_id)
     if seen is not None and v.curr_term < seen:
-        return Violation("term-monotonic", f"{v.node_id} currentTerm went from {seen} back to {v.curr_term}",
+        return Violation("term-monotonic", f"{v.node_id} term went from {seen} back to {v.curr_term}",
                          v.node_id)
     return None
 
@@ -108,10 +122,12 @@ def check_commit_within_log(v: RaftView) -> Violation | None:
 
 
 def check_committed_prefix(h: RaftHistory, v: RaftView) -> Violation | None:
-    top = min(v.committed_index, v.last_index)
-    for entry in v.log:
-        if entry.index > top:
-            break
+    if not v.log:
+        return None
+    first, top = v.log[0].index, _committed_top(v)
+    if h.committed_interval:  # only indexes committed before can disagree
+        first, top = max(first, h.committed_low), min(top, h.committed_high)
+    for entry in v.log[first - v.log[0].index: top - v.log[0].index + 1]:
         earlier = h.committed.get(entry.index)
         if earlier is not None and not _same(entry, earlier):
             return Violation("committed-prefix",
@@ -124,7 +140,9 @@ def check_leader_completeness(h: RaftHistory, v: RaftView) -> Violation | None:
     if v.role is not RaftRole.LEADER:
         return None
     first = v.log[0].index if v.log else None
-    for index, entry in sorted(h.committed.items()):
+    indexes = range(h.committed_low, h.committed_high + 1) if h.committed_interval else sorted(h.committed)
+    for index in indexes:
+        entry = h.committed[index]
         if h.committed_under_term[index] >= v.curr_term:
             continue  # committed while this term's leader may already have been elected
         if first is not None and index < first:
@@ -160,14 +178,15 @@ def check_log_matching(v: RaftView, other: RaftView) -> Violation | None:
     return None
 
 
-NODE_CHECKS = (
+# The five safety invariants of every Raft-family protocol, in the order they are reported.
+SHARED_CHECKS = (
     check_election_safety,
     check_term_monotonic,
     check_one_vote_per_term,
-    check_commit_monotonic,
     check_committed_prefix,
     check_leader_completeness,
 )
+NODE_CHECKS = SHARED_CHECKS[:3] + (check_commit_monotonic,) + SHARED_CHECKS[3:]
 STATELESS_CHECKS = (check_commit_within_log,)
 
 
@@ -181,23 +200,41 @@ def check_node(h: RaftHistory, v: RaftView) -> list[Violation]:
     return [x for x in found if x is not None]
 
 
-def record(h: RaftHistory, v: RaftView) -> None:
-    """Fold an observation into the history (after it was checked)."""
+def record_shared(h: RaftHistory, v: RaftView) -> None:
+    """Fold an observation into what the shared checks remember (after it was checked)."""
     if v.role is RaftRole.LEADER:
         h.leader_of_term.setdefault(v.curr_term, v.node_id)
-        h.largest_leader_term = max(h.largest_leader_term, v.curr_term)
+        if v.curr_term > h.largest_leader_term:
+            h.largest_leader_term = v.curr_term
     if v.curr_term > h.max_term.get(v.node_id, -10**9):
         h.max_term[v.node_id] = v.curr_term
     if v.voted_for is not None:
         h.vote_of.setdefault((v.node_id, v.curr_term), v.voted_for)
+    if not v.log:
+        return
+    first, top = v.log[0].index, _committed_top(v)
+    if top < first:
+        return
+    if not h.committed:
+        h.committed_low, h.committed_high = first, first - 1
+    elif h.committed_interval and (first > h.committed_high + 1 or top < h.committed_low - 1):
+        h.committed_interval = False  # a stretch apart from what was committed so far
+    if h.committed_interval:  # only below and above the committed range is anything new
+        stretches = ((first, min(top, h.committed_low - 1)), (max(first, h.committed_high + 1), top))
+        h.committed_low, h.committed_high = min(h.committed_low, first), max(h.committed_high, top)
+    else:
+        stretches = ((first, top),)
+    for low, high in stretches:
+        for entry in v.log[low - first: high - first + 1]:
+            if entry.index not in h.committed:  # each index keeps the entry first seen committed there
+                h.committed[entry.index] = entry
+                h.committed_under_term[entry.index] = h.largest_leader_term
+
+
+def record(h: RaftHistory, v: RaftView) -> None:
+    """Fold an observation into the history (after it was checked)."""
+    record_shared(h, v)
     h.commit_of[v.node_id] = max(v.committed_index, h.commit_of.get(v.node_id, v.committed_index))
-    top = min(v.committed_index, v.last_index)
-    for entry in v.log:
-        if entry.index > top:
-            break
-        if entry.index not in h.committed:
-            h.committed[entry.index] = entry
-            h.committed_under_term[entry.index] = h.largest_leader_term
     h.last_view[v.node_id] = v
 
 
@@ -209,6 +246,16 @@ def forget_volatile(h: RaftHistory, node_id: str) -> None:
 
 # ------------------------------------------------------------------ liveness
 
-# One live leader, every other live node its follower in its term: a RaftView has the
-# fields DLedger's judgement reads (node_id, role, leader_id, curr_term).
-stable_leader = dledger.stable_leader
+def stable_leader(views: Iterable[RaftView | None]) -> str | None:
+    """The leader, if exactly one live node leads and every other live node follows it."""
+    live = [v for v in views if v is not None]
+    leaders = [v for v in live if v.role is RaftRole.LEADER]
+    if len(leaders) != 1:
+        return None
+    lead = leaders[0]
+    for v in live:
+        if v is lead:
+            continue
+        if v.role is not RaftRole.FOLLOWER or v.leader_id != lead.node_id or v.curr_term != lead.curr_term:
+            return None
+    return lead.node_id

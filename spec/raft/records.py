@@ -6,9 +6,11 @@ where a log starts, so a log that was compacted (a suffix only) is still judged.
 """
 from __future__ import annotations
 
+from typing import Protocol
+
 import attrs
 
-from spec.dledger.records import Role
+from spec.dledger.records import DLedgerView, Role
 
 
 # The three Raft roles, under the names DLedger's records already give them, so that
@@ -21,6 +23,17 @@ class RaftEntry:
     index: int
     term: int
     body: str = ""  # a readable rendering of the command ("noop" for internal entries)
+
+
+class LogEntry(Protocol):
+    """What the generic invariants read of a log entry (a ``RaftEntry``, or a DLedger ``Entry``)."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def term(self) -> int: ...
+    @property
+    def body(self) -> str: ...
 
 
 @attrs.frozen(slots=True)
@@ -38,18 +51,26 @@ class RaftView:
     voted_for: str | None
     leader_id: str | None
     committed_index: int
-    log: tuple[RaftEntry, ...] = ()
+    log: tuple[LogEntry, ...] = ()
 
     @property
     def last_index(self) -> int:
         return self.log[-1].index if self.log else -1
 
-    def entry(self, index: int) -> RaftEntry | None:
+    def entry(self, index: int) -> LogEntry | None:
         """The entry at ``index`` (None if the log does not hold it)."""
         if not self.log:
             return None
         i = index - self.log[0].index
         return self.log[i] if 0 <= i < len(self.log) else None
+
+
+def raft_view(v: DLedgerView) -> RaftView:
+    """A DLedger node seen as a Raft node: the same role, term, vote, leader, commit
+    index and log (DLedger's entries already carry index, term and body, and are shared,
+    not copied). DLedger-only state (ledgerEnd, applied index) is left out: the
+    invariants that read it are DLedger's own (``spec/invariants/dledger.py``)."""
+    return RaftView(v.node_id, v.role, v.curr_term, v.voted_for, v.leader_id, v.committed_index, v.log)
 
 
 @attrs.frozen(slots=True)
