@@ -31,7 +31,7 @@ from typing import Any, Callable
 import attrs
 
 from adapters import codec
-from adapters.errors import AdapterError
+from adapters.errors import AdapterError, UserError
 from adapters.protocol import ERROR_CODES, PROTOCOL, UNSUPPORTED, Unsupported, request, validate_hello
 
 DEFAULT_TIMEOUT_S = 10.0
@@ -119,8 +119,10 @@ class ProtocolAdapter:
         resp = self._exchange(req)
         exchange = self.last_exchange = f"sent {_short(req)}; got {_short(resp)}"
         if not isinstance(resp, dict) or resp.get("id") != req["id"] or not isinstance(resp.get("ok"), bool):
-            raise AdapterError(f"{self.spec}: malformed response to {op} (want an object with the request's "
-                               f"id and a boolean ok)", exchange)
+            # an answer to another request, or none: the conversation is out of step, so
+            # nothing later can be trusted either (the next run starts the adapter again)
+            raise self._break(f"malformed response to {op} (want an object with the request's "
+                              f"id and a boolean ok)", exchange)
         if resp["ok"]:
             if "result" not in resp:
                 raise AdapterError(f"{self.spec}: response to {op} has no result", exchange)
@@ -247,6 +249,17 @@ def _capture(fn: Callable[[], Any]) -> tuple[bool, Any]:
 _TIMEOUT = object()
 
 
+def split_command(spec: str, command: str) -> list[str]:
+    """A ``stdio:`` command's argv, split as a POSIX shell would (never run through one)."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:  # e.g. "No closing quotation"
+        raise UserError(f"adapter {spec!r}: cannot split the command: {str(exc)[:1].lower()}{str(exc)[1:]}") from None
+    if not argv:
+        raise UserError(f"adapter {spec!r}: use stdio:COMMAND")
+    return argv
+
+
 class StdioAdapter(ProtocolAdapter):
     """A subprocess answering one JSON line per request line.
 
@@ -258,10 +271,11 @@ class StdioAdapter(ProtocolAdapter):
     def __init__(self, spec: str, command: str, timeout_s: float | None = None):
         super().__init__(spec, timeout_s)
         self.command = command
+        argv = split_command(spec, command)
         self._stderr = tempfile.TemporaryFile()
         try:
             self.proc = subprocess.Popen(
-                shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
                 env=dict(os.environ, PYTHONUNBUFFERED="1"), start_new_session=True,
             )
         except OSError as exc:
@@ -320,9 +334,12 @@ class StdioAdapter(ProtocolAdapter):
         text = answer.decode("utf-8", errors="replace")
         try:
             return json.loads(text)
-        except json.JSONDecodeError:
-            raise AdapterError(f"{self.spec}: answered something that is not a JSON object",
-                               f"{sent}; got {_short(text)}") from None
+        except (json.JSONDecodeError, RecursionError):
+            # a stray line (a log message on stdout, a half-written answer): the real
+            # answer may still follow it, so the stream is out of step; the process is
+            # stopped and the next run starts it again, as after a timeout
+            self._kill()
+            raise self._break("answered something that is not a JSON object", f"{sent}; got {_short(text)}") from None
 
     def alive(self) -> bool:
         return self.broken is None and self.proc.poll() is None

@@ -115,6 +115,7 @@ def test_python_misbehaviour_is_an_adapter_error(factory, message):
     ("python:no.such.module:make", "No module named 'no'"),
     ("python:os:getcwd", "returned an object without handle(request)"),
     ("stdio:", "use stdio:COMMAND"),
+    ('stdio:python -c "print(1)', "cannot split the command: no closing quotation"),
     ("pysyncobj:udp", "use pysyncobj[:datagram][:memory]"),
     ("jvm:Foo", "use jvm:CLASSPATH:CLASS"),
 ])
@@ -126,3 +127,20 @@ def test_bad_adapter_specs_are_user_errors(spec, message):
 def test_a_command_that_cannot_start_is_an_adapter_error():
     with pytest.raises(AdapterError, match="cannot start"):
         resolve("stdio:/nonexistent/rmqha-shim --serve", fresh=True)
+
+
+@pytest.mark.parametrize("mode", ["garbage", "hang"])
+def test_a_one_time_misbehaviour_costs_one_run_of_a_campaign(tmp_path, mode, monkeypatch):
+    """The adapter is started again for the next run (docs/adapter-protocol.md): a stray
+    line on stdout, like a hang, errors the run that met it and no other."""
+    from cli.main import main
+    from results import io
+
+    monkeypatch.setenv("RMQHA_ADAPTER_TIMEOUT", "1")
+    spec = f"stdio:{sys.executable} {SHIM.parent / 'flaky_stdio.py'} {mode} {tmp_path / 'marker'}"
+    code = main(["run", "--no-spark", "--adapter", spec, "--runs", "3", "--group-size", "3", "--duration", "3000",
+                 "--out", str(tmp_path / "r"), "--quiet"])
+    runs = sorted(io.read_table(tmp_path / "r", "runs").to_pylist(), key=lambda r: r["seed"])
+    assert [r["verdict"] for r in runs] == ["error", "pass", "pass"]
+    assert ("not a JSON object" if mode == "garbage" else "no answer within 1 s") in runs[0]["error"]
+    assert code != 0
