@@ -39,9 +39,21 @@ class Execution:
         return self.cluster.violations
 
 
+def check_expectations(script: Script, scenario: Scenario) -> None:
+    """``expect violation NAME`` must name a property of the scenario: a typo would
+    otherwise be an expectation that can never hold (exit 1) instead of bad input."""
+    for step in script.steps:
+        if step.op == "expect" and step.args[:1] == ("violation",):
+            name = step.args[1] if len(step.args) > 1 else ""
+            if name not in scenario.properties:
+                raise UserError(f"line {step.line}: expect violation {name!r}: no such property of scenario "
+                                f"{scenario.name} (known: {', '.join(scenario.properties)})")
+
+
 def execute(script: Script, adapter: str | None = None, record_trace: bool = True) -> Execution:
     """Build the cluster for ``script`` and run every step. UserError propagates."""
     scenario = get_scenario(script.scenario)
+    check_expectations(script, scenario)
     adapter = adapter or script.adapter or "reference"
     cluster = scenario.build(script, adapter, record_trace)
     error = None

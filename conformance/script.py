@@ -30,7 +30,12 @@ from typing import Iterable
 import attrs
 
 from conformance.errors import UserError
+from conformance.inputs import MAX_INT, read_text, whole_number
 
+# the longest a single step may let simulated time pass (``run MS``, ``await-* MS``,
+# boot times): an hour is far beyond any protocol timeout, and a reference group
+# simulates it in seconds (a typo such as ``run 99999999999999999999`` would never end)
+MAX_STEP_MS = 3_600_000
 STEP_TOO = ("net",)  # a header line before the first step, a step after it
 HEADER_KEYS = ("scenario", "profile", "nodes", "seed", "adapter", "start-spread", "boot", "net", "manual", "option")
 
@@ -46,7 +51,7 @@ class Step:
 
 
 def _quote(arg: str) -> str:
-    return shlex.quote(arg) if (not arg or any(c.isspace() or c in "'\"#" for c in arg)) else arg
+    return shlex.quote(arg) if (not arg or any(c.isspace() or c in "'\"#\\" for c in arg)) else arg
 
 
 @attrs.frozen(slots=True)
@@ -77,23 +82,25 @@ class Script:
         lines = []
         if self.title:
             lines += [f"# {t}" for t in self.title.splitlines()]
-        lines.append(f"scenario {self.scenario}")
+        # every value is quoted as the parser splits it (an adapter such as
+        # ``stdio:java -cp build Shim`` is one value)
+        lines.append(f"scenario {_quote(self.scenario)}")
         if self.profile:
-            lines.append(f"profile {self.profile}")
+            lines.append(f"profile {_quote(self.profile)}")
         if self.adapter:
-            lines.append(f"adapter {self.adapter}")
-        lines.append("nodes " + " ".join(self.nodes))
+            lines.append(f"adapter {_quote(self.adapter)}")
+        lines.append("nodes " + " ".join(map(_quote, self.nodes)))
         lines.append(f"seed {self.seed}")
         if self.start_spread_ms:
             lines.append(f"start-spread {self.start_spread_ms}")
         for node, at in self.boot_at:
-            lines.append(f"boot {node} {at}")
+            lines.append(f"boot {_quote(node)} {at}")
         if self.net:
-            lines.append("net " + " ".join(self.net))
+            lines.append("net " + " ".join(map(_quote, self.net)))
         if self.manual:
             lines.append("manual")
         for k, v in self.options:
-            lines.append(f"option {k} {v}")
+            lines.append(f"option {_quote(k)} {_quote(v)}")
         lines += [s.render() for s in self.steps]
         return "\n".join(lines) + "\n"
 
@@ -127,10 +134,7 @@ def parse_script(text: str, source: str = "<script>") -> Script:
                 if key == "option":
                     options.append((args[0], args[1]))
                 else:
-                    try:
-                        boots.append((args[0], int(args[1])))
-                    except ValueError:
-                        raise UserError(f"{source}:{number}: boot time {args[1]!r} is not a number") from None
+                    boots.append((args[0], whole_number(args[1], f"{source}:{number}: boot time", 0, MAX_STEP_MS)))
             elif key == "manual":
                 header["manual"] = True
             elif key in ("nodes", "net"):
@@ -149,14 +153,15 @@ def parse_script(text: str, source: str = "<script>") -> Script:
         raise UserError(f"{source}: missing 'scenario' line")
     if not header.get("nodes"):
         raise UserError(f"{source}: missing 'nodes' line")
-    try:
-        seed = int(header.get("seed", 0))
-        spread = int(header.get("start-spread", 0))
-    except ValueError:
-        raise UserError(f"{source}: 'seed' and 'start-spread' must be integers") from None
+    seed = whole_number(str(header.get("seed", 0)), f"{source}: seed", 0, MAX_INT)
+    spread = whole_number(str(header.get("start-spread", 0)), f"{source}: start-spread", 0, MAX_STEP_MS)
+    nodes = tuple(header["nodes"])
+    twice = next((n for i, n in enumerate(nodes) if n in nodes[:i]), None)
+    if twice is not None:
+        raise UserError(f"{source}: node {twice!r} is listed twice on the 'nodes' line")
     return Script(
         scenario=str(header["scenario"]),
-        nodes=tuple(header["nodes"]),
+        nodes=nodes,
         seed=seed,
         profile=header.get("profile"),
         adapter=header.get("adapter"),
@@ -171,9 +176,4 @@ def parse_script(text: str, source: str = "<script>") -> Script:
 
 
 def read_script(path: str) -> Script:
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as exc:
-        raise UserError(f"cannot read scenario file {path}: {exc.strerror}") from None
-    return parse_script(text, path)
+    return parse_script(read_text(path, "scenario script"), path)

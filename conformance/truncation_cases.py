@@ -10,6 +10,7 @@ from importlib import resources
 import jsonschema
 
 from conformance.errors import UserError
+from conformance.inputs import load_json
 from spec.proofs.cases import Case, Expectation, Segment, Side
 from spec.truncation.epoch_file import EpochEntry, EpochFile
 
@@ -38,15 +39,7 @@ def _where(path, doc) -> tuple[str, str]:
 
 
 def load_cases(path: str, known_algorithms) -> list[Case]:
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+    doc = load_json(path, "case file")
     validator = jsonschema.Draft202012Validator(schema())
     errors = sorted(validator.iter_errors(doc), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if errors:
@@ -69,7 +62,7 @@ def load_cases(path: str, known_algorithms) -> list[Case]:
             name=raw["name"],
             master=sides["master"],
             slave=sides["slave"],
-            expect=Expectation(expect.get("consistent_point"), "failure" in expect),
+            expect=Expectation(None if "failure" in expect else int(expect["consistent_point"]), "failure" in expect),
             description=raw.get("description", ""),
             variant=algorithm,
         ))
@@ -81,14 +74,15 @@ def load_cases(path: str, known_algorithms) -> list[Case]:
 
 
 def _side(path: str, label: str, side: str, raw: dict) -> Side:
-    entries = tuple(EpochEntry(e, s) for e, s in raw["epochs"])
+    # the schema admits 3.0 as an integer: the records hold ints
+    entries = tuple(EpochEntry(int(e), int(s)) for e, s in raw["epochs"])
     for k, (a, b) in enumerate(zip(entries, entries[1:]), start=1):
         if not (a.epoch < b.epoch and a.start_offset < b.start_offset):
             raise UserError(f"{path}: {label}: field {side}.epochs[{k}]: epochs and start offsets must both "
                             f"strictly increase ({[a.epoch, a.start_offset]} then {[b.epoch, b.start_offset]})")
     log = None
     if "log" in raw:
-        segments = tuple(Segment(s, e, ep) for s, e, ep in raw["log"])
+        segments = tuple(Segment(int(s), int(e), int(ep)) for s, e, ep in raw["log"])
         at = 0
         for k, seg in enumerate(segments):
             if seg.start != at or seg.end <= seg.start:
@@ -99,4 +93,4 @@ def _side(path: str, label: str, side: str, raw: dict) -> Side:
             raise UserError(f"{path}: {label}: field {side}.log: segments end at {at}, "
                             f"but max_offset is {raw['max_offset']}")
         log = segments
-    return Side(EpochFile(entries), raw["max_offset"], log)
+    return Side(EpochFile(entries), int(raw["max_offset"]), log)

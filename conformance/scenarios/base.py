@@ -27,11 +27,14 @@ import attrs
 
 from conformance.errors import UserError
 from results.runresult import Metric
-from conformance.script import Script, Step
+from conformance.inputs import MAX_INT, MIN_INT, whole_number
+from conformance.script import MAX_STEP_MS, Script, Step
 from reference.simulator import NetConfig, SimulationError, Simulator, trace_to_jsonl
 from spec.invariants import Violation
 
 DEFAULT_NET = NetConfig(1, 20, 0.0, 0.0)
+MAX_WRITE_BURST = 10_000  # client writes one ``write N`` step may issue
+MAX_MESSAGE_SIZE = 2**40  # bytes of one message (``write N size=BYTES``): offsets stay far below 2^63
 
 
 class ExpectationFailed(Exception):
@@ -54,6 +57,10 @@ def parse_net(args: tuple[str, ...], where: str) -> NetConfig:
         for a in args[1:]:
             key, _, value = a.partition("=")
             kw[{"drop": "drop", "dup": "duplicate"}[key]] = float(value)
+        if not 0 <= kw["min_delay_ms"] <= kw["max_delay_ms"] <= MAX_STEP_MS:
+            raise ValueError(f"delays from 0 to {MAX_STEP_MS} ms, MIN <= MAX")
+        if not all(0.0 <= kw.get(k, 0.0) <= 1.0 for k in ("drop", "duplicate")):  # NaN fails too
+            raise ValueError("probabilities from 0 to 1")
         return NetConfig(**kw)
     except (ValueError, KeyError) as exc:
         raise UserError(f"{where}: bad net spec {' '.join(args)!r} (want MIN..MAX [drop=P] [dup=P]): {exc}") from None
@@ -162,20 +169,23 @@ class SimCluster:
             raise UserError(f"line {step.line}: unknown node {n!r} (nodes: {' '.join(self.peers)})")
         return n
 
-    def int_arg(self, step: Step, i: int, default: int | None = None) -> int:
+    def int_arg(self, step: Step, i: int, default: int | None = None, lo: int = MIN_INT, hi: int = MAX_INT) -> int:
         try:
-            return int(step.args[i])
+            text = step.args[i]
         except IndexError:
             if default is not None:
                 return default
             raise UserError(f"line {step.line}: {step.op!r} needs a number") from None
-        except ValueError:
-            raise UserError(f"line {step.line}: {step.op!r}: {step.args[i]!r} is not a number") from None
+        return whole_number(text, f"line {step.line}: {step.op!r}", lo, hi)
+
+    def ms_arg(self, step: Step, i: int, default: int | None = None) -> int:
+        """A span of simulated time: from 0 to MAX_STEP_MS."""
+        return self.int_arg(step, i, default, 0, MAX_STEP_MS)
 
     # ------------------------------------------------------------------ generic steps
 
     def step_run(self, step: Step) -> None:
-        self.sim.run_for(self.int_arg(step, 0))
+        self.sim.run_for(self.ms_arg(step, 0))
 
     def step_crash(self, step: Step) -> None:
         n = self.node_arg(step)
@@ -216,7 +226,7 @@ class SimCluster:
             window = (int(low), int(high if sep else low))
         except ValueError:
             window = (-1, -1)
-        if not 0 <= window[0] <= window[1]:
+        if not 0 <= window[0] <= window[1] <= MAX_STEP_MS:
             raise UserError(f"line {step.line}: slow: want 'slow A B MIN..MAX' or 'slow A B off', not {step.render()!r}")
         self.sim.slow_down(src, dst, window)
 

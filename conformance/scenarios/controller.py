@@ -37,7 +37,8 @@ import attrs
 
 from conformance.errors import UserError
 from results.runresult import Metric, RunConfig
-from conformance.scenarios.base import ExpectationFailed, RunSummary, SimCluster
+from conformance.inputs import whole_number
+from conformance.scenarios.base import MAX_MESSAGE_SIZE, MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
 from reference.broker_replica import MESSAGE_SIZE
 from conformance.targets import ScenarioTargets, resolve_targets
@@ -79,6 +80,9 @@ class ControllerCluster(SimCluster):
         self.target = targets
         self.controllers = tuple(n for n in self.peers if n.startswith("c"))
         self.brokers = tuple(n for n in self.peers if n.startswith("b"))
+        other = next((n for n in self.peers if n not in self.controllers + self.brokers), None)
+        if other is not None:
+            raise UserError(f"the controller scenario names controllers c* and brokers b*: what is {other!r}?")
         if len(self.controllers) < 1 or not 1 <= len(self.brokers) <= 5:
             raise UserError(f"the controller scenario needs controllers c* and 1-5 brokers b*, not {' '.join(self.peers)}")
         acks = script.option("acks", "all")
@@ -331,14 +335,9 @@ class ControllerCluster(SimCluster):
         size = MESSAGE_SIZE
         for a in step.args:
             if a.startswith("size="):
-                try:
-                    size = int(a[len("size="):])
-                except ValueError:
-                    size = 0
-                if size <= 0:
-                    raise UserError(f"line {step.line}: write: {a!r} is not a positive number of bytes")
+                size = whole_number(a[len("size="):], f"line {step.line}: write size=", 1, MAX_MESSAGE_SIZE)
         positional = Step(step.op, tuple(args), step.line)
-        count = self.int_arg(positional, 0, 1)
+        count = self.int_arg(positional, 0, 1, 1, MAX_WRITE_BURST)
         target = self.node_arg(positional, 1) if len(args) > 1 else self.current_master()
         if target is None or self.sim.nodes[target] is None:
             return  # no master to write to: the producer gets no route
@@ -372,7 +371,7 @@ class ControllerCluster(SimCluster):
         self.sim.client(active, ControllerCall(self.admin_calls, request))
 
     def step_await_master(self, step: Step) -> None:
-        limit = self.sim.now + self.int_arg(step, 0, 60_000)
+        limit = self.sim.now + self.ms_arg(step, 0, 60_000)
         while self.sim.now < limit:
             master = self.current_master()
             if master is not None and self._recorded_master_epoch() == self.sim.nodes[master].role_state.master_epoch:

@@ -202,7 +202,7 @@ class DLedgerCluster(SimCluster):
             self._leader_lost_if_minority()
 
     def step_await_leader(self, step: Step) -> None:
-        bound = self.int_arg(step, 0, self.liveness_bound_ms())
+        bound = self.ms_arg(step, 0, self.liveness_bound_ms())
         deadline = self.sim.now + bound
         judged = not self.faults_active()
         while True:

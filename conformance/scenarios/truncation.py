@@ -24,7 +24,8 @@ import attrs
 
 from conformance.errors import UserError
 from results.runresult import Metric, RunConfig
-from conformance.scenarios.base import ExpectationFailed, RunSummary, SimCluster
+from conformance.inputs import whole_number
+from conformance.scenarios.base import MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
 from conformance.targets import ScenarioTargets, resolve_targets
 from reference.broker_replica import BecomeMaster, BecomeSlave, ClientWrite, Role
@@ -121,7 +122,7 @@ class TruncationCluster(SimCluster):
                 self.step_restart(Step("restart", (n,), step.line))
 
     def step_write(self, step: Step) -> None:
-        count = self.int_arg(step, 0, 1)
+        count = self.int_arg(step, 0, 1, 1, MAX_WRITE_BURST)
         if self.master is None:
             return
         for _ in range(count):
@@ -139,7 +140,7 @@ class TruncationCluster(SimCluster):
 
     def expect_epochs(self, step: Step, where: str) -> None:
         v = self._view(step, where)
-        want = [tuple(int(x) for x in a.split("@")) for a in step.args[2:]]
+        want = [tuple(whole_number(x, f"{where}: EPOCH@START", 0) for x in a.split("@", 1)) for a in step.args[2:]]
         got = [(e.epoch, e.start_offset) for e in v.epoch_file.entries]
         if got != want:
             raise ExpectationFailed(f"{where}: but {v.node_id} has {v.epoch_file.render()}")

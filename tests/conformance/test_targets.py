@@ -90,7 +90,7 @@ def test_a_mixed_campaign_runs_and_its_counterexample_replays_with_its_roles(tmp
     result = run_one(config, shrink_budget=40)
     assert result.verdict == "fail" and result.counterexample is not None
     script = result.counterexample.script
-    assert "adapter broker=mutant:shrink-removes-master + controller=reference\n" in script
+    assert "adapter 'broker=mutant:shrink-removes-master + controller=reference'\n" in script  # quoted: one value
     path = tmp_path / "c.rmqha"
     path.write_text(script)
     assert main(["replay", str(path)]) == 0  # its expected violation, with the roles its adapter line names

@@ -1,0 +1,170 @@
+"""Every bad input is one line on stderr and exit status 2: never a traceback, a hang,
+a pass, or a run that starts (docs: README "Exit status everywhere").
+
+One table: each row writes the files it needs into a fresh directory, runs the command
+as a user types it (``{dir}`` is that directory), and names a fragment of the message.
+The fuzz test below throws generated file contents at every command that reads a file.
+"""
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cli.main import main
+
+REPO = Path(__file__).parents[2]
+SCRIPT = "scenario dledger\nnodes n1 n2 n3\nrun 100\n"
+CASE = {"name": "c", "master": {"epochs": [[1, 0]], "max_offset": 10}, "slave": {"epochs": [[1, 0]], "max_offset": 5},
+        "expect": {"consistent_point": 5}}
+
+
+def case_file(**side):
+    case = json.loads(json.dumps(CASE))
+    case["master"].update(side)
+    return json.dumps({"cases": [case]})
+
+
+RANDOM_BYTES = bytes([0x9b, 0x13, 0xc4, 0x00, 0x81]) + bytes(range(128, 256))  # not UTF-8, no BOM
+UTF16 = "\ufeffscenario dledger\nnodes n1 n2 n3\n".encode("utf-16")
+
+# (name, {file: content}, argv, message fragment)
+BAD_INPUTS = [
+    # scenario scripts (rmqha replay)
+    ("script: random bytes", {"s.rmqha": RANDOM_BYTES}, "replay {dir}/s.rmqha", "is not UTF-8 text"),
+    ("script: UTF-16 with BOM", {"s.rmqha": UTF16}, "replay {dir}/s.rmqha", "is UTF-16 text; save it as UTF-8"),
+    ("script: NUL bytes", {"s.rmqha": b"scenario dledger\x00\n"}, "replay {dir}/s.rmqha", "not text (a NUL"),
+    ("script: missing", {}, "replay {dir}/none.rmqha", "no such file"),
+    ("script: a directory", {"d/x": ""}, "replay {dir}/d", "is a directory"),
+    ("script: run 99999999999999999999 (would never end)", {"s.rmqha": "scenario dledger\nnodes n1 n2 n3\n"
+     "run 99999999999999999999\n"}, "replay {dir}/s.rmqha", "'99999999999999999999' is not a whole number from 0"),
+    ("script: run -5", {"s.rmqha": "scenario dledger\nnodes n1 n2 n3\nrun -5\n"}, "replay {dir}/s.rmqha",
+     "'-5' is not a whole number from 0"),
+    ("script: run 1e45", {"s.rmqha": "scenario dledger\nnodes n1 n2 n3\nrun 1e45\n"}, "replay {dir}/s.rmqha",
+     "'1e45' is not a whole number"),
+    ("script: await-leader past an hour", {"s.rmqha": "scenario dledger\nnodes n1 n2 n3\nawait-leader 3600001\n"},
+     "replay {dir}/s.rmqha", "not a whole number from 0 to 3,600,000"),
+    ("script: duplicate node ids", {"s.rmqha": "scenario dledger\nnodes n1 n2 n1\nrun 10\n"}, "replay {dir}/s.rmqha",
+     "node 'n1' is listed twice"),
+    ("script: seed 1e45", {"s.rmqha": "scenario dledger\nnodes n1 n2 n3\nseed 1e45\n"}, "replay {dir}/s.rmqha",
+     "seed: '1e45' is not a whole number"),
+    ("script: huge seed", {"s.rmqha": "scenario dledger\nnodes n1 n2 n3\nseed " + "9" * 60 + "\n"},
+     "replay {dir}/s.rmqha", "seed: '999999999999999999999..."),
+    ("script: write size=1e45", {"s.rmqha": "scenario controller\nnodes c1 c2 c3 b1 b2\nwrite 1 size=1e45\n"},
+     "replay {dir}/s.rmqha", "write size=: '1e45' is not a whole number from 1"),
+    ("script: a huge write burst", {"s.rmqha": "scenario truncation\nnodes b1 b2\nwrite 99999999999\n"},
+     "replay {dir}/s.rmqha", "'write': '99999999999' is not a whole number from 1 to 10,000"),
+    ("script: epoch offset 1e45", {"s.rmqha": "scenario truncation\nnodes b1 b2\nrun 10\nexpect epochs b1 1@1e45\n"},
+     "replay {dir}/s.rmqha", "'1e45' is not a whole number"),
+    ("script: net delay past an hour", {"s.rmqha": "scenario dledger\nnodes n1 n2 n3\nnet 1..99999999999\n"},
+     "replay {dir}/s.rmqha", "bad net spec"),
+    ("script: net drop=nan", {"s.rmqha": "scenario dledger\nnodes n1 n2 n3\nnet 1..20 drop=nan\n"},
+     "replay {dir}/s.rmqha", "probabilities from 0 to 1"),
+    ("script: expect violation of no such property", {"s.rmqha": SCRIPT + "expect violation no-such-property\n"},
+     "replay {dir}/s.rmqha", "'no-such-property': no such property of scenario dledger"),
+    ("script: unclosed quote", {"s.rmqha": "scenario dledger\nnodes 'n1 n2\n"}, "replay {dir}/s.rmqha",
+     "cannot parse"),
+    ("script: unknown scenario", {"s.rmqha": "scenario nope\nnodes n1\n"}, "replay {dir}/s.rmqha",
+     "unknown scenario 'nope'"),
+    ("adapter: unclosed quote in stdio:", {"s.rmqha": SCRIPT}, ["replay", "{dir}/s.rmqha", "--adapter",
+                                                                'stdio:python -c "print(1)'],
+     "cannot split the command: no closing quotation"),
+    # truncation case files (rmqha prove cases)
+    ("cases: random bytes", {"c.json": RANDOM_BYTES}, "prove cases {dir}/c.json", "is not UTF-8 text"),
+    ("cases: UTF-16 with BOM", {"c.json": case_file().encode("utf-16")}, "prove cases {dir}/c.json",
+     "is UTF-16 text"),
+    ("cases: deeply nested JSON", {"c.json": '{"cases": ' + "[" * 100_000 + "]" * 100_000 + "}"},
+     "prove cases {dir}/c.json", "nested too deeply"),
+    ("cases: offset 1e45", {"c.json": case_file(max_offset=1e45)}, "prove cases {dir}/c.json",
+     "field master.max_offset: 1e+45 is greater than the maximum"),
+    ("cases: offset 2^63", {"c.json": case_file(max_offset=2**63)}, "prove cases {dir}/c.json",
+     "field master.max_offset: 9223372036854775808 is greater than the maximum"),
+    ("cases: a 46-digit offset", {"c.json": case_file(max_offset=10**45)}, "prove cases {dir}/c.json",
+     "has 46 digits"),
+    ("cases: epoch past a Java int", {"c.json": case_file(epochs=[[2**31, 0]])}, "prove cases {dir}/c.json",
+     "field master.epochs[0][0]: 2147483648 is greater than the maximum"),
+    ("cases: NaN", {"c.json": case_file().replace("10", "NaN", 1)}, "prove cases {dir}/c.json",
+     "NaN is not a JSON number"),
+    ("cases: not JSON", {"c.json": "{"}, "prove cases {dir}/c.json", "not JSON"),
+]
+
+
+def _argv(argv, d) -> list[str]:
+    words = argv.split() if isinstance(argv, str) else argv
+    return [w.replace("{dir}", str(d)) for w in words]
+
+
+def _write(d: Path, files: dict) -> None:
+    for name, content in files.items():
+        path = d / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+
+
+@pytest.mark.parametrize("name,files,argv,message", BAD_INPUTS, ids=[row[0] for row in BAD_INPUTS])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, name, files, argv, message):
+    _write(tmp_path, files)
+    before = set(os.listdir(tmp_path))
+    started = time.monotonic()
+    code = main(_argv(argv, tmp_path))
+    out, err = capsys.readouterr()
+    assert code == 2, (out, err)
+    assert err.count("\n") == 1 and err.startswith("rmqha"), err
+    assert message in err, err
+    assert time.monotonic() - started < 30  # refused, not run
+    assert set(os.listdir(tmp_path)) == before  # nothing created
+
+
+# ------------------------------------------------------------------ fuzzing the file inputs
+
+SEEDS = [SCRIPT, "scenario truncation\nnodes b1 b2\nwrite 2\nrun 100\nexpect max b1 2\n",
+         "scenario controller\nnodes c1 c2 c3 b1 b2\nwrite 1 size=10\nrun 100\n", case_file()]
+HOSTILE = ["", "-1", "1e45", "99999999999999999999", "NaN", "'", '"', "\\", "#", "|", "n1", "\x00", "\ufeff",
+           "é", "0x10", "[" * 50, "{}", "expect", "violation", "nodes", "seed", "adapter", "reference"]
+
+
+@st.composite
+def mutated(draw):
+    """A seed file with a few tokens or lines replaced, dropped or repeated, or raw bytes."""
+    if draw(st.booleans()):
+        return draw(st.binary(max_size=200))
+    text = draw(st.sampled_from(SEEDS))
+    words = text.replace("\n", " \n ").split(" ")
+    for _ in range(draw(st.integers(1, 4))):
+        i = draw(st.integers(0, len(words) - 1))
+        how = draw(st.sampled_from(("replace", "drop", "repeat", "text")))
+        if how == "replace":
+            words[i] = draw(st.sampled_from(HOSTILE))
+        elif how == "drop":
+            del words[i]
+        elif how == "repeat":
+            words.insert(i, words[i])
+        else:
+            words[i] = draw(st.text(max_size=8))
+        if not words:
+            words = [""]
+    encoding = draw(st.sampled_from(("utf-8", "utf-8", "utf-8", "utf-16", "latin-1")))
+    return " ".join(words).replace(" \n ", "\n").encode(encoding, errors="replace")
+
+
+@given(content=mutated(), command=st.sampled_from(("replay", "prove cases")))
+def test_fuzzed_files_never_raise(tmp_path_factory, content, command):
+    d = tmp_path_factory.mktemp("fuzz")
+    path = d / "input"
+    path.write_bytes(content)
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(command.split() + [str(path)])  # an uncaught exception fails the test
+    if code == 2:
+        assert err.getvalue().count("\n") == 1, err.getvalue()
+    else:  # a mutation that is still a valid script: judged, not refused
+        assert command == "replay" and code in (0, 1), (code, err.getvalue())
