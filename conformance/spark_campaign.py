@@ -148,6 +148,7 @@ def new_manifest(spec: CampaignSpec, chunks: Sequence[Chunk]) -> dict:
         "campaign": spec.campaign,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "rmqha_version": rmqha_version(),
+        "working_directory": os.getcwd(),  # where a stdio: command's relative paths resolve
         "spec": spec.to_json(),
         "chunks": [c.id for c in chunks],
         "adapters": {a: adapter_info(a, spec.scenario, spec.profile) for a in spec.adapters},

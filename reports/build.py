@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from results.io import CommittedChunk, validated_chunks
 from results.rollup import combine
@@ -153,8 +153,12 @@ def _scan_metric_stats(metrics, names):
     }
 
 
-def collate(results_dir: str | Path, spark, validated: tuple[dict, list[CommittedChunk]] | None = None) -> dict[str, Any]:
-    """Aggregate a campaign directory (validated here unless ``validated`` is given) into a plain dict."""
+def collate(results_dir: str | Path, spark, validated: tuple[dict, list[CommittedChunk]] | None = None,
+            stage: Callable[[str], None] = lambda what: None) -> dict[str, Any]:
+    """Aggregate a campaign directory (validated here unless ``validated`` is given) into a plain dict.
+
+    ``stage(what)`` is called as each part of the work starts (the CLI shows it: on a
+    large campaign each Spark job takes a while)."""
     from pyspark.sql import functions as F
 
     manifest, chunks = validated or validated_chunks(Path(results_dir))
@@ -164,6 +168,7 @@ def collate(results_dir: str | Path, spark, validated: tuple[dict, list[Committe
     coverage = _read(spark, parts["coverage"], "coverage")
     cx = _read(spark, parts["counterexamples"], "counterexamples")
 
+    stage(f"runs and the implementation x property matrix ({len(chunks):,} chunks)")
     # ---- runs per (adapter, scenario, profile, fault mix, size); failed and not applicable
     # properties; exact metric statistics (and findings): summed from the chunks' rollups
     # (conformance/results/rollup.py), scanned only for chunks written without one
@@ -208,6 +213,7 @@ def collate(results_dir: str | Path, spark, validated: tuple[dict, list[Committe
                 "known_profile_difference": known,
             })
 
+    stage("distributions (percentiles and histograms)")
     # ---- distributions: exact count, mean, min and max over every value; percentiles and
     # histogram bins over a uniform sample of at most PERCENTILE_SAMPLE values
     wanted = [m for m, _, _ in DISTRIBUTIONS]
@@ -258,6 +264,7 @@ def collate(results_dir: str | Path, spark, validated: tuple[dict, list[Committe
         distributions.append({"metric": metric, "title": title, "unit": unit, "rows": rows,
                               "histogram": histograms.get(metric, {})})
 
+    stage("spec coverage")
     # ---- spec coverage against every outcome the spec can produce
     hit = {
         (r["adapter"], r["procedure"], r["outcome"]): r["n"]
@@ -295,6 +302,13 @@ def collate(results_dir: str | Path, spark, validated: tuple[dict, list[Committe
             "guarded_violations": failed.get((adapter, guarded), 0), "replay": about.get("replay"),
         })
 
+    # ---- errored runs: how many, and what the implementation did (the most common messages)
+    errors = []
+    if any(a["error"] for a in per_adapter.values()):
+        stage("messages of errored runs")
+        errors = _error_messages(runs, per_adapter)
+
+    stage("counterexamples")
     # ---- counterexamples: the shortest per (adapter, property)
     from pyspark.sql.window import Window
 
@@ -304,10 +318,13 @@ def collate(results_dir: str | Path, spark, validated: tuple[dict, list[Committe
         for r in cx.withColumn("rank", F.row_number().over(w)).where(F.col("rank") == 1)
         .orderBy("adapter", "property").limit(MAX_COUNTEREXAMPLES).collect()
     ]
+    complete = completeness(manifest, len(chunks), str(results_dir))
     return {
         "manifest": manifest,
+        "verdict": verdict(per_adapter, matrix, complete),
         "adapters": per_adapter,
         "matrix": matrix,
+        "errors": errors,
         "scenarios": scenario_rows,
         "distributions": distributions,
         "coverage": coverage_rows,
@@ -319,8 +336,56 @@ def collate(results_dir: str | Path, spark, validated: tuple[dict, list[Committe
             "fail": sum(a["fail"] for a in per_adapter.values()),
             "error": sum(a["error"] for a in per_adapter.values()),
         },
-        "completeness": completeness(manifest, len(chunks), str(results_dir)),
+        "completeness": complete,
     }
+
+
+MAX_ERROR_MESSAGES = 10  # distinct messages shown per adapter
+
+
+def _error_messages(runs, per_adapter: dict) -> list[dict]:
+    """The distinct error messages of errored runs per adapter, most frequent first
+    (a scan of the runs table, only when some run errored)."""
+    from pyspark.sql import functions as F
+
+    rows = (runs.where(F.col("verdict") == "error").groupBy("adapter", "error")
+            .agg(F.count("*").alias("runs"), F.min("seed").alias("first_seed")).collect())
+    out = []
+    for adapter in sorted(per_adapter):
+        mine = sorted((r for r in rows if r["adapter"] == adapter), key=lambda r: (-r["runs"], r["first_seed"]))
+        out += [{"adapter": adapter, "message": r["error"] or "(no message)", "runs": r["runs"],
+                 "first_seed": r["first_seed"]} for r in mine[:MAX_ERROR_MESSAGES]]
+    return out
+
+
+VERDICTS = ("conformant", "not applicable", "errors", "not conformant")  # from best to worst
+
+
+def verdict(per_adapter: dict, matrix: list[dict], complete: dict) -> dict:
+    """The report's answer, per adapter and overall (the worst of the adapters'):
+
+    * ``not conformant``: a property was violated (one its profile is known not to
+      guarantee does not count: it is a documented difference, shown as a finding);
+    * ``errors``: no violation, but some runs could not be judged (the implementation
+      crashed, hung or answered garbage): conformance is not shown;
+    * ``not applicable``: the implementation offers nothing the scenario judges;
+    * ``conformant``: every run judged, no property violated.
+    """
+    adapters = {}
+    for name, a in sorted(per_adapter.items()):
+        cells = [m for m in matrix if m["adapter"] == name]
+        violated = sorted(m["property"] for m in cells if m["cell"] == "fail" and not m["known_profile_difference"])
+        if violated:
+            v, why = "not conformant", f"violates {', '.join(violated)}"
+        elif a["error"]:
+            v, why = "errors", f"{a['error']:,} of {a['runs']:,} runs errored (no violation in the rest)"
+        elif not a["runs"] or all(m["cell"] == "not_applicable" for m in cells):
+            v, why = "not applicable", "no property of the scenario applies to it"
+        else:
+            v, why = "conformant", f"{a['runs']:,} runs, no property violated"
+        adapters[name] = {"verdict": v, "why": why}
+    overall = max((x["verdict"] for x in adapters.values()), key=VERDICTS.index, default="not applicable")
+    return {"verdict": overall, "complete": complete["complete"], "adapters": adapters}
 
 
 def completeness(manifest: dict, committed_chunks: int, results_dir: str) -> dict[str, Any]:

@@ -79,6 +79,10 @@ _MARK_STYLE = {"crash": ("s", "black"), "restart": ("^", "green"), "client": ("D
 
 
 def space_time_diagram(trace_jsonl: str, title: str, max_messages: int = 120) -> bytes:
+    return _png(space_time_figure(trace_jsonl, title, max_messages))
+
+
+def space_time_figure(trace_jsonl: str, title: str, max_messages: int = 120):
     """Lamport-style diagram: one vertical lane per node, time downwards, an arrow per
     delivered message (send to delivery), a dashed line ending in a cross per lost one,
     squares for crashes, triangles for restarts, diamonds for client requests.
@@ -125,5 +129,6 @@ def space_time_diagram(trace_jsonl: str, title: str, max_messages: int = 120) ->
     ax.set_ylabel("simulated time (ms)")
     ax.set_title(title, fontsize=9)
     if colours:
-        ax.legend(fontsize=6, loc="lower right")
-    return _png(fig)
+        # beside the lanes, never over them: the last messages (where the violation is) stay visible
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False)
+    return fig

@@ -14,7 +14,7 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from tabulate import tabulate
 
@@ -61,12 +61,27 @@ class _Doc:
         self.md.append(text + "\n")
         self.html.append(f"<p>{_inline_html(text)}</p>")
 
-    def table(self, rows: list[list[Any]], headers: list[str]) -> None:
+    def table(self, rows: list[list[Any]], headers: list[str], classes: list[list[str]] | None = None) -> None:
+        """``classes``: a CSS class per cell (HTML only), e.g. ``fail`` to make a cell stand out."""
         if not rows:
             self.para("(none)")
             return
         self.md.append(tabulate(rows, headers=headers, tablefmt="github") + "\n")
-        self.html.append(tabulate(rows, headers=headers, tablefmt="html"))
+        if classes is None:
+            self.html.append(tabulate(rows, headers=headers, tablefmt="html"))
+            return
+        head = "".join(f"<th>{html.escape(str(h))}</th>" for h in headers)
+        body = "".join(
+            "<tr>" + "".join(f'<td class="{c}">{html.escape(str(v))}</td>' if c else f"<td>{html.escape(str(v))}</td>"
+                             for v, c in zip(row, cls)) + "</tr>"
+            for row, cls in zip(rows, classes))
+        self.html.append(f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>{body}</tbody>\n</table>")
+
+    def verdict(self, kind: str, text: str) -> None:
+        """The report's answer, first thing on the page."""
+        self.md.append(f"> **Verdict: {kind.upper()}**. {text}\n")
+        self.html.append(f'<div class="verdict {_slug(kind)}"><b>Verdict: {html.escape(kind.upper())}</b>. '
+                         f"{_inline_html(text)}</div>")
 
     def code(self, text: str, lang: str = "") -> None:
         self.md.append(f"```{lang}\n{text.rstrip()}\n```\n")
@@ -90,28 +105,91 @@ def _cell(entry: dict) -> str:
     if kind == "not_applicable":
         return "n/a"
     if kind == "error":
-        return f"error ({entry['errors']})"
+        return f"ERROR: all {entry['errors']:,} runs errored"
     text = f"{entry['violations']:,}/{entry['runs']:,} ≤{_pct(entry['upper95'])}"
     if kind == "fail":
         text = "FAIL " + text + (" (profile)" if entry["known_profile_difference"] else "")
     else:
         text = "pass " + text
+    if entry["errors"]:  # runs that could not be judged are not in the fraction: say so
+        text += f", {entry['errors']:,} errored"
     return text
 
 
-def render(data: dict[str, Any], out_dir: str | Path) -> Path:
+def _cell_class(entry: dict | None) -> str:
+    if entry is None:
+        return ""
+    if entry["cell"] == "fail":
+        return "profile" if entry["known_profile_difference"] else "fail"
+    if entry["cell"] == "error" or entry["errors"]:
+        return "error"
+    return "na" if entry["cell"] == "not_applicable" else "pass"
+
+
+# adapters whose spec names files or commands, resolved against the campaign's directory
+_PATH_ADAPTERS = ("stdio:", "python:", "jvm:")
+
+
+def replay_command(script: Path, adapter: str, manifest: dict[str, Any]) -> str:
+    """The command that replays a stored counterexample, from any directory.
+
+    ``--adapter`` is always explicit: ``rmqha replay`` starts no process a script names
+    unless told to. An adapter that may name relative paths (``stdio:java -cp build
+    Shim``) runs from the directory the campaign was started in."""
+    import shlex
+
+    command = f"rmqha replay {shlex.quote(str(script))} --adapter {shlex.quote(adapter)}"
+    cwd = manifest.get("working_directory")
+    if cwd and adapter.startswith(_PATH_ADAPTERS):
+        command = f"cd {shlex.quote(cwd)} && {command}"
+    return command
+
+
+# campaign settings (the manifest's spec) as the flags of ``rmqha run`` that produce them
+_FLAGS = {"scenario": "--scenario", "adapters": "--adapter", "runs": "--runs", "first_seed": "--seed",
+          "profile": "--profile", "group_sizes": "--group-size", "fault_mixes": "--fault-mix",
+          "duration_ms": "--duration", "chunk_size": "--chunk-size"}
+
+
+def settings_command(spec: dict[str, Any]) -> str:
+    """The settings of a campaign as the command a user writes to run it again.
+
+    Settings this version does not know are shown as ``--name value`` in the same style."""
+    import shlex
+
+    words = ["rmqha", "run"]
+    for key, value in spec.items():
+        if key == "campaign" or value is None or value is False:
+            continue
+        flag = _FLAGS.get(key, "--" + key.replace("_", "-"))
+        if value is True:
+            words.append(flag)
+            continue
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            words += [flag, shlex.quote(str(v))]
+    return " ".join(words)
+
+
+def render(data: dict[str, Any], out_dir: str | Path, stage: Callable[[str], None] = lambda what: None) -> Path:
+    """Write the report; ``stage(what)`` is called as each slow part starts (plots)."""
     out_dir = Path(out_dir)
     doc = _Doc()
     manifest = data["manifest"]
     totals = data["totals"]
     doc.heading(1, f"rmqha conformance report: campaign {manifest['campaign']}")
+    verdict = data.get("verdict")
+    if verdict is not None:
+        each = "; ".join(f"`{a}`: {v['verdict']} ({v['why']})" for a, v in verdict["adapters"].items())
+        partial = "" if verdict["complete"] else " The campaign is incomplete: this judges only the runs so far."
+        doc.verdict(verdict["verdict"], each + "." + partial)
     doc.para(
-        f"{totals['runs']:,} runs; {totals['fail']:,} failed, {totals['error']:,} errors. "
+        f"{totals['runs']:,} runs; {totals['fail']:,} failed, {totals['error']:,} errored. "
         f"rmqha {manifest.get('rmqha_version')}, results schema {manifest.get('schema_version')}, "
-        f"campaign created {manifest.get('created')}. Settings: "
-        + ", ".join(f"{k}={v}" for k, v in sorted(manifest.get("spec", {}).items()) if k != "adapters")
-        + "."
+        f"campaign created {manifest.get('created')}."
     )
+    if manifest.get("spec"):
+        doc.para("Settings:")
+        doc.code(settings_command(manifest["spec"]), "sh")
     progress = data["completeness"]
     if not progress["complete"]:
         doc.para(f"**Incomplete campaign**: {progress['committed_chunks']:,} of {progress['planned_chunks']:,} "
@@ -130,10 +208,21 @@ def render(data: dict[str, Any], out_dir: str | Path) -> Path:
     doc.heading(2, "Implementation x property")
     props = list(dict.fromkeys(m["property"] for m in data["matrix"]))
     by_cell = {(m["adapter"], m["property"]): m for m in data["matrix"]}
-    doc.para("Each cell: violations/runs and the 95% upper confidence bound of the violation rate "
-             "(Wilson score). `(profile)` marks a violation the profile is known not to guarantee.")
-    doc.table([[a] + [_cell(by_cell[(a, p)]) if (a, p) in by_cell else "–" for p in props]
-               for a in sorted(data["adapters"])], ["adapter"] + props)
+    adapters = sorted(data["adapters"])
+    doc.para("A row per property, a column per implementation. Each cell: violations/runs and the 95% "
+             "upper confidence bound of the violation rate (Wilson score); runs that errored cannot be "
+             "judged and are counted apart. `(profile)` marks a violation the profile is known not to "
+             "guarantee.")
+    doc.table([[p] + [_cell(by_cell[(a, p)]) if (a, p) in by_cell else "–" for a in adapters] for p in props],
+              ["property"] + adapters,
+              classes=[["prop"] + [_cell_class(by_cell.get((a, p))) for a in adapters] for p in props])
+    if data.get("errors"):
+        doc.heading(3, "Errored runs")
+        doc.para("Runs in which the implementation crashed, hung or answered garbage: no property was "
+                 "judged in them. The most frequent messages, with the first seed that shows each "
+                 "(`rmqha run --seed SEED --runs 1` runs it again):")
+        doc.table([[e["adapter"], e["runs"], e["first_seed"], e["message"]] for e in data["errors"]],
+                  ["adapter", "runs", "first seed", "message"])
     known = [m for m in data["matrix"] if m["cell"] == "fail" and m["known_profile_difference"]]
     if known:
         doc.heading(3, "Findings: profile differences")
@@ -151,6 +240,7 @@ def render(data: dict[str, Any], out_dir: str | Path) -> Path:
          "elections", "leader changes", "max term", "wall ms"],
     )
 
+    stage("plots and the report files")
     doc.heading(2, "Distributions")
     for d in data["distributions"]:
         doc.heading(3, f"{d['title']} ({d['unit']})")
@@ -201,12 +291,15 @@ def render(data: dict[str, Any], out_dir: str | Path) -> Path:
     if not data["counterexamples"]:
         doc.para("No run violated a property.")
     files = {}
+    replays = {}
+    where = check_out_dir(out_dir)  # where the report will be: replay commands work from any directory
     for x in data["counterexamples"]:
         name = _slug(f"{x['adapter']}-{x['property']}-seed{x['seed']}") + ".rmqha"
         files[name] = x["script"]
         doc.heading(3, f"{x['property']}: {x['adapter']} (seed {x['seed']})")
+        replays[name] = replay_command(where / "counterexamples" / name, x["adapter"], manifest)
         doc.para(f"{x['message']} — shrunk from {x['original_steps']} to {x['shrunk_steps']} steps. "
-                 f"Replay: `rmqha replay counterexamples/{name}`")
+                 f"Replay: `{replays[name]}`")
         doc.code(x["script"])
         doc.image(_slug(name) + ".png",
                   plots.space_time_diagram(x["trace_jsonl"], f"{x['property']} ({x['adapter']}, seed {x['seed']})"),
@@ -216,7 +309,9 @@ def render(data: dict[str, Any], out_dir: str | Path) -> Path:
         "campaign": manifest["campaign"],
         "rmqha_version": manifest.get("rmqha_version"),
         "schema_version": manifest.get("schema_version"),
+        "verdict": data.get("verdict"),
         "totals": totals,
+        "errors": data.get("errors", []),
         "completeness": data["completeness"],
         "adapters": {a: {k: x[k] for k in ("implementation", "implementation_version", "profile", "runs", "pass",
                                            "fail", "error")} | {"fingerprint": (manifest["adapters"].get(a) or {})
@@ -228,7 +323,7 @@ def render(data: dict[str, Any], out_dir: str | Path) -> Path:
         "mutants": data["mutants"],
         "findings": data.get("findings", []),
         "counterexamples": [{k: x[k] for k in ("adapter", "seed", "property", "message", "shrunk_steps")}
-                            for x in data["counterexamples"]],
+                            | {"replay": command} for x, command in zip(data["counterexamples"], replays.values())],
     }
     return _write_atomically(out_dir, doc, files, summary, manifest["campaign"])
 
@@ -236,10 +331,18 @@ def render(data: dict[str, Any], out_dir: str | Path) -> Path:
 _HTML = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
 <style>
-body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }}
-table {{ border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.85em; }}
+body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; padding: 0 1em; color: #222; }}
+table {{ border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.85em; display: block; max-width: 100%;
+        overflow-x: auto; }}
 th, td {{ border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; }}
 th {{ background: #f3f3f3; }} pre {{ background: #f7f7f7; padding: 0.6em; overflow-x: auto; }}
+td {{ overflow-wrap: anywhere; }} td.prop {{ font-family: ui-monospace, monospace; white-space: nowrap; }}
+td.fail {{ background: #f8d0d0; color: #800; font-weight: bold; }}
+td.error {{ background: #fde8c0; color: #7a4a00; }} td.profile {{ background: #f2ecd0; }}
+td.pass {{ color: #1c5e20; }} td.na {{ color: #888; }}
+.verdict {{ font-size: 1.2em; padding: 0.6em 0.9em; border-radius: 4px; margin: 0.5em 0 1em; }}
+.verdict.conformant {{ background: #d8f0d8; }} .verdict.not-conformant {{ background: #f8d0d0; }}
+.verdict.errors {{ background: #fde8c0; }} .verdict.not-applicable {{ background: #eee; }}
 img {{ max-width: 100%; }}
 </style></head><body>
 {body}

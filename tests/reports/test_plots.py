@@ -100,3 +100,20 @@ def test_diagram_of_a_trace_without_messages_still_renders():
 def test_histogram_is_a_png():
     png = histogram("failover", "ms", {"reference": ([0.0, 10.0, 20.0], [3, 5, 1]), "other": ([0.0], [4])})
     assert png.startswith(b"\x89PNG")
+
+
+def test_the_legend_of_a_space_time_diagram_covers_no_message():
+    import matplotlib.pyplot as plt
+
+    from reports.plots import space_time_figure
+
+    events = []
+    for t in range(0, 400, 10):  # messages right up to the end, into every corner
+        events += [{"kind": "send", "time": t, "src": "n1", "dst": "n3", "msg": f"Kind{t % 50}"},
+                   {"kind": "deliver", "time": t + 9, "src": "n1", "dst": "n3", "msg": f"Kind{t % 50}"}]
+    fig = space_time_figure("".join(json.dumps(e) + "\n" for e in events), "legend")
+    fig.canvas.draw()
+    (ax,) = fig.axes
+    legend = ax.get_legend().get_window_extent()
+    assert legend.x0 >= ax.get_window_extent().x1  # beside the lanes, not over them
+    plt.close(fig)

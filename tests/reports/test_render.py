@@ -62,7 +62,7 @@ def test_report_md_html_summary_and_replay_files(data, tmp_path):
     md = (out / "report.md").read_text()
     for text in ("## Implementation x property", "pass 0/10", "FAIL 2/10", "n/a", "Never hit: "
                  "`handle_vote:REJECT_TAKING_LEADERSHIP`", "| double-vote ", "killed",
-                 "Replay: `rmqha replay counterexamples/mutant-double-vote-election-safety-seed7.rmqha`"):
+                 "counterexamples/mutant-double-vote-election-safety-seed7.rmqha --adapter mutant:double-vote`"):
         assert text in md
     assert "Incomplete campaign" not in md
     html = (out / "report.html").read_text()
@@ -154,3 +154,86 @@ def test_a_cell_over_a_million_runs_shows_its_tiny_bound(data, tmp_path):
     data["matrix"][0].update(runs=1_000_000, upper95=3.84e-6)
     md = (render(data, tmp_path / "report") / "report.md").read_text()
     assert "pass 0/1,000,000 ≤0.00038%" in md
+
+
+# ------------------------------------------------------------------ what a reader sees first
+
+
+def _adapter(runs, fail=0, error=0):
+    return {"runs": runs, "pass": runs - fail - error, "fail": fail, "error": error}
+
+
+@pytest.mark.parametrize("adapters, cells, want", [
+    ({"a": _adapter(10)}, [("a", "p", "pass", False)], "conformant"),
+    ({"a": _adapter(10, fail=1)}, [("a", "p", "fail", False)], "not conformant"),
+    # a violation the profile is known not to guarantee is a finding, not non-conformance
+    ({"a": _adapter(10, fail=1)}, [("a", "p", "fail", True)], "conformant"),
+    # "4 runs: 0 failed, 3 errors" is not a pass
+    ({"a": _adapter(4, error=3)}, [("a", "p", "pass", False)], "errors"),
+    ({"a": _adapter(3, error=3)}, [("a", "p", "error", False)], "errors"),
+    ({"a": _adapter(10, fail=1, error=3)}, [("a", "p", "fail", False)], "not conformant"),
+    ({"a": _adapter(10)}, [("a", "p", "not_applicable", False)], "not applicable"),
+    # overall: the worst of the implementations
+    ({"a": _adapter(10), "b": _adapter(10, error=1)}, [("a", "p", "pass", False), ("b", "p", "pass", False)],
+     "errors"),
+    ({"a": _adapter(10, fail=2), "b": _adapter(10, error=1)}, [("a", "p", "fail", False),
+                                                                 ("b", "p", "pass", False)], "not conformant"),
+])
+def test_verdict(adapters, cells, want):
+    from reports.build import verdict
+
+    matrix = [{"adapter": a, "property": p, "cell": c, "known_profile_difference": k} for a, p, c, k in cells]
+    got = verdict(adapters, matrix, {"complete": True})
+    assert got["verdict"] == want
+
+
+def test_the_verdict_comes_first_and_fail_cells_stand_out(data, tmp_path):
+    from reports.build import verdict
+
+    data["verdict"] = verdict(data["adapters"], data["matrix"], data["completeness"])
+    out = render(data, tmp_path / "report")
+    md = (out / "report.md").read_text()
+    assert md.splitlines()[2].startswith("> **Verdict: NOT CONFORMANT**. `mutant:double-vote`: not conformant "
+                                         "(violates election-safety); `reference`: conformant")
+    html = (out / "report.html").read_text()
+    assert html.index('class="verdict not-conformant"') < html.index("<table")
+    assert '<td class="fail">FAIL 2/10' in html and '<td class="pass">pass 0/10' in html
+    # a row per property (readable names whatever their number), a column per implementation
+    assert "| property " in md and "| election-safety " in md
+    assert json.loads((out / "summary.json").read_text())["verdict"]["verdict"] == "not conformant"
+
+
+def test_errored_runs_are_counted_and_shown_with_their_messages(data, tmp_path):
+    data["adapters"]["reference"].update(runs=10, error=7, **{"pass": 3})
+    data["matrix"][0].update(runs=3, errors=7)
+    data["errors"] = [{"adapter": "reference", "message": "stdio:x: the process exited (status 7) boom",
+                       "runs": 7, "first_seed": 2}]
+    out = render(data, tmp_path / "report")
+    md = (out / "report.md").read_text()
+    assert "pass 0/3 ≤30.00%, 7 errored" in md  # not a bare "pass 0/3"
+    assert "### Errored runs" in md and "the process exited (status 7) boom" in md
+    assert '<td class="error">pass 0/3' in (out / "report.html").read_text()
+
+
+def test_settings_are_shown_as_the_command_that_runs_them(data, tmp_path):
+    data["manifest"]["spec"] = {"campaign": "c1", "scenario": "controller", "adapters": ["reference", "stdio:java -cp b S"],
+                                "runs": 200, "first_seed": 0, "profile": None, "group_sizes": [3, 2],
+                                "fault_mixes": ["mixed", "none"], "duration_ms": 30000, "chunk_size": 25}
+    md = (render(data, tmp_path / "report") / "report.md").read_text()
+    assert ("rmqha run --scenario controller --adapter reference --adapter 'stdio:java -cp b S' --runs 200 "
+            "--seed 0 --group-size 3 --group-size 2 --fault-mix mixed --fault-mix none --duration 30000 "
+            "--chunk-size 25") in md
+    assert "{'" not in md and "['" not in md  # no Python reprs anywhere
+
+
+def test_a_replay_command_works_from_any_directory(data, tmp_path):
+    x = data["counterexamples"][0]
+    x["adapter"] = "stdio:python shim.py --mutant 'a b'"
+    data["manifest"]["working_directory"] = "/home/u/my impl"
+    out = render(data, tmp_path / "report")
+    summary = json.loads((out / "summary.json").read_text())
+    (command,) = [c["replay"] for c in summary["counterexamples"]]
+    name = next((out / "counterexamples").iterdir())
+    assert command == (f"cd '/home/u/my impl' && rmqha replay {out.resolve() / 'counterexamples' / name.name} "
+                       f"--adapter 'stdio:python shim.py --mutant '\"'\"'a b'\"'\"''")
+    assert command in (out / "report.md").read_text()
