@@ -33,6 +33,13 @@ FORMS = ("reference", "mutant:NAME", "pysyncobj[:datagram][:memory]", "python:MO
          "jvm:CLASSPATH:CLASS", "jvm:dledger[:CLASSPATH]", "jvm:rocketmq[:CLASSPATH]")
 
 
+def runs_in_process(spec: str) -> bool:
+    """Whether ``spec`` is one of rmqha's own implementations, which start no process and
+    load no code of anyone else's (``reference``, ``mutant:``, ``pysyncobj``); ``stdio:``
+    starts a command, ``python:`` imports a module, ``jvm:`` loads classes."""
+    return spec == "reference" or spec.partition(":")[0] in ("mutant", "pysyncobj")
+
+
 def resolve(spec: str, fresh: bool = False) -> ProtocolAdapter:
     """A connected adapter for ``spec`` (handshake done). Cached per spec unless ``fresh``."""
     if not fresh and spec in _CACHE:

@@ -10,13 +10,13 @@ implementation lacks what the scenario needs), 3 the implementation under test f
 """
 from __future__ import annotations
 
-import argparse
 import importlib
 import pkgutil
 import sys
 
 from adapters.errors import AdapterError, NotApplicable, UserError
 from cli import commands
+from cli.args import Parser
 from reports.errors import ReportError
 from results.errors import ResultsError
 
@@ -34,7 +34,7 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="rmqha",
         description="Conformance kit for RocketMQ's high-availability protocols.",
     )
@@ -51,7 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # bad usage (one line, 2), --help or --version (0): a status like any other
+        return exc.code if isinstance(exc.code, int) else 2
     try:
         return int(args.func(args) or 0)
     except NotApplicable as exc:  # nothing could be judged: said so, never a pass

@@ -21,7 +21,7 @@ import attrs
 from conformance.errors import AdapterError, UserError
 from conformance.faults import check_fault_mixes
 from conformance.scenarios.base import ExpectationFailed
-from conformance.scenarios.registry import get_scenario
+from conformance.scenarios.registry import Scenario, get_scenario
 from conformance.script import Script, Step
 from results.runresult import Counterexample, Coverage, PropertyVerdict, RunConfig, RunResult
 
@@ -209,6 +209,7 @@ def plan_configs(
 ) -> Iterator[RunConfig]:
     """One RunConfig per (adapter, seed); group size and fault mix rotate with the seed."""
     sc = get_scenario(scenario)
+    profile = sc.profile(profile)
     check_fault_mixes(fault_mixes)
     for adapter in adapters:
         for seed in range(first_seed, first_seed + runs):
@@ -217,7 +218,7 @@ def plan_configs(
                 seed=seed,
                 adapter=adapter,
                 scenario=scenario,
-                profile=profile or sc.default_profile,
+                profile=profile,
                 group_size=group_sizes[seed % len(group_sizes)],
                 fault_mix=fault_mixes[(seed // len(group_sizes)) % len(fault_mixes)],
                 duration_ms=duration_ms,

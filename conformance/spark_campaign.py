@@ -171,7 +171,7 @@ def scenario_known_differences(spec: CampaignSpec) -> dict:
 
 
 def _validate(spec: CampaignSpec) -> None:
-    get_scenario(spec.scenario)
+    get_scenario(spec.scenario).profile(spec.profile)
     if spec.runs < 1:
         raise UserError("--runs must be at least 1")
     if not spec.adapters:
@@ -250,8 +250,15 @@ def run_campaign(
             for chunk in todo:
                 account(execute_and_commit(str(out), spec, chunk, run_fn))
         else:
-            # the bar's clock starts once Spark is up: its rate and ETA are the campaign's
-            _run_on_spark(out, spec, todo, master, run_fn, account, started=lambda: bar.reset(total=total))
+            # the bar's clock starts once Spark is up: its rate and ETA are the campaign's;
+            # until then it says what is happening (a JVM start takes seconds to a minute)
+            bar.set_postfix_str(f"starting Spark ({master})")
+
+            def spark_up() -> None:
+                bar.set_postfix_str("")
+                bar.reset(total=total)
+
+            _run_on_spark(out, spec, todo, master, run_fn, account, started=spark_up)
     finally:
         bar.close()
     staging = out / io.STAGING

@@ -2,7 +2,12 @@
 
 The campaign's results go to a new directory under ``--out`` (one per check, named
 after the campaign, so earlier results are never overwritten); the report is
-(re)built in ``--report``.
+(re)built in ``--report``. Every setting is checked before anything starts.
+
+Exit status: the report's verdict. 0 conformant; 1 not conformant (a property
+violated, other than a documented profile difference); 3 errors (no violation, but
+runs the implementation failed: crashed, hung, answered garbage) or the Spark job
+died; 2 bad input, or nothing the scenario judges applies to the implementation.
 """
 from __future__ import annotations
 
@@ -37,10 +42,14 @@ def run(args) -> int:
     summary = run_command.execute_campaign(args, str(results))
     if isinstance(summary, int):
         return summary
-    print(f"{summary['runs']} runs: {summary['fail']} failed, {summary['error']} errors; results in {results}")
+    print(f"{summary['runs']} runs: {summary['fail']} failed, {summary['error']} errored; results in {results}",
+          flush=True)
     master = args.master if not args.no_spark else "local[*]"
-    data = report_command.build(str(results), args.report, master)
+    data = report_command.build(str(results), args.report, master, report_command.Stages(args.quiet))
     print(f"report: {args.report}/report.html, {args.report}/report.md, {args.report}/summary.json "
           f"({time.perf_counter() - started:.1f} s in all)")
-    failing = [m for m in data["matrix"] if m["cell"] in ("fail", "error") and not m["known_profile_difference"]]
-    return 1 if failing else 0
+    print(report_command.verdict_line(data))
+    return EXIT_STATUS[data["verdict"]["verdict"]]
+
+
+EXIT_STATUS = {"conformant": 0, "not conformant": 1, "errors": 3, "not applicable": 2}

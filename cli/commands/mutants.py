@@ -25,6 +25,9 @@ from pathlib import Path
 
 import attrs
 
+from cli.args import NON_NEGATIVE, POSITIVE, SEED
+from cli.commands.run import profile_help
+from conformance.scenarios.registry import SCENARIOS
 from conformance.errors import UserError
 from conformance.faults import DEFAULT_FAULT_MIXES, check_fault_mixes
 
@@ -38,23 +41,25 @@ def register(sub) -> None:
         help="mutation testing: run every known-bad variant of a scenario until the suite kills it",
         description=__doc__,
     )
-    p.add_argument("--scenario", required=True, help="scenario family whose mutant registry to run "
-                                                     "(e.g. dledger, truncation)")
+    p.add_argument("--scenario", required=True, metavar="NAME",
+                   help=f"scenario family whose mutant registry to run: "
+                        f"{', '.join(n for n, s in SCENARIOS.items() if s.mutants)}")
     p.add_argument("--mutant", action="append", default=None, metavar="NAME",
                    help="run only this mutant; repeat for several (default: every mutant of the scenario)")
-    p.add_argument("--runs", type=int, default=DEFAULT_RUNS,
+    p.add_argument("--runs", type=POSITIVE, default=DEFAULT_RUNS,
                    help="most runs (seeds) per mutant before it is declared SURVIVED (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="first seed (default: 0)")
-    p.add_argument("--profile", default=None, help="spec profile (default: the scenario's default)")
-    p.add_argument("--group-size", type=int, action="append", default=None, metavar="N",
+    p.add_argument("--seed", type=SEED, default=0, help="first seed (default: %(default)s)")
+    p.add_argument("--profile", default=None, help=f"spec profile to judge against: {profile_help()}")
+    p.add_argument("--group-size", type=POSITIVE, action="append", default=None, metavar="N",
                    help="group sizes, rotated by seed (default: the scenario's, e.g. 3 and 5 for dledger)")
     p.add_argument("--fault-mix", action="append", default=None, metavar="MIX",
                    help="fault mixes, rotated by seed: none, crash, partition, lossy, mixed (default: all)")
-    p.add_argument("--duration-ms", "--duration", dest="duration_ms", type=int, default=DEFAULT_DURATION_MS,
+    p.add_argument("--duration-ms", "--duration", dest="duration_ms", type=NON_NEGATIVE, default=DEFAULT_DURATION_MS,
                    metavar="MS", help="simulated length of each run's fault phase (default: %(default)s ms)")
-    p.add_argument("--out", default=None, metavar="FILE.json", help="write a JSON summary to FILE.json")
+    p.add_argument("--out", default=None, metavar="FILE.json",
+                   help="write a JSON summary to FILE.json (default: none written)")
     p.add_argument("--replay-dir", default=None, metavar="DIR",
-                   help="write each killing counterexample to DIR/<scenario>-<mutant>.rmqha")
+                   help="write each killing counterexample to DIR/<scenario>-<mutant>.rmqha (default: none written)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=run)
 
@@ -287,4 +292,20 @@ def run(args) -> int:
             Path(args.out).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         except OSError as exc:
             raise UserError(f"--out {args.out}: {exc.strerror or exc}") from None
-    return 0 if counts["KILLED"] == len(outcomes) else 1
+    if counts["KILLED"] == len(outcomes):
+        return 0
+    print(f"exit status 1: {why_not_all_killed(outcomes, args.runs)}", file=sys.stderr)
+    return 1
+
+
+def why_not_all_killed(outcomes, runs: int) -> str:
+    """One line saying which mutants were not killed and what that means."""
+    survived = [o.name for o in outcomes if o.verdict == "SURVIVED"]
+    errored = [o.name for o in outcomes if o.verdict == "ERROR"]
+    parts = []
+    if survived:
+        parts.append(f"{len(survived)} survived ({', '.join(survived)}): no property caught them in {runs} runs "
+                     f"each, so a property is missing or --runs is too small")
+    if errored:
+        parts.append(f"{len(errored)} raised instead of violating a property ({', '.join(errored)}; messages above)")
+    return "; ".join(parts) + " (docs/mutants.md)"

@@ -15,6 +15,7 @@ import sys
 
 import attrs
 
+from cli.args import POSITIVE
 from conformance.errors import UserError
 
 
@@ -24,17 +25,18 @@ def register(sub) -> None:
     what = p.add_subparsers(dest="what", metavar="WHAT")
     what.required = True
     t = what.add_parser("truncation", help="prove the algorithm for bounded histories; refute the bad variants")
-    t.add_argument("--max-epochs", type=int, default=3, metavar="K",
+    t.add_argument("--max-epochs", type=POSITIVE, default=3, metavar="K",
                    help="epochs in the bounded histories (default: %(default)s; cost grows fast past 4)")
-    t.add_argument("--messages", type=int, default=2, metavar="W",
+    t.add_argument("--messages", type=POSITIVE, default=2, metavar="W",
                    help="messages a master may write per epoch (default: %(default)s)")
     t.add_argument("--variant", default=None,
                    help="check only this algorithm: 'reference' or a known-bad variant (default: all)")
-    t.add_argument("--timeout", type=int, default=300, metavar="S", help="solver timeout per query (s)")
+    t.add_argument("--timeout", type=POSITIVE, default=300, metavar="S",
+                   help="solver timeout per query, in seconds (default: %(default)s)")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.set_defaults(func=run_truncation)
     c = what.add_parser("cases", help="check truncation case files against the spec")
-    c.add_argument("files", nargs="+", metavar="FILE")
+    c.add_argument("files", nargs="+", metavar="FILE", help="truncation case files (JSON, docs/truncation-cases.md)")
     c.set_defaults(func=run_cases)
 
 

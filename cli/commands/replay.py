@@ -4,16 +4,25 @@ A counterexample stored by a campaign (or any hand-written script) replays to th
 same trace every time. The exit status says whether the run matched the script's
 own expectations: 0 when every ``expect`` held and no unexpected property was
 violated, 1 otherwise, 2 for a malformed script, 3 when the implementation failed.
+
+A script is data: its ``adapter`` line is used only when it names rmqha's own
+implementations (``reference``, ``mutant:NAME``, ``pysyncobj``, for every role).
+Replaying a script whose ``adapter`` line would start a process or load code
+(``stdio:``, ``python:``, ``jvm:``), say a counterexample someone sent you, needs
+``--adapter`` (which also lets you run it against your own build) or
+``--use-script-adapter``.
 """
 from __future__ import annotations
 
+import shlex
 import sys
 
+from adapters import runs_in_process
 from conformance.campaign import execute
 from conformance.errors import AdapterError, UserError
 from conformance.scenarios.base import ExpectationFailed
 from conformance.script import read_script
-from conformance.targets import combine_adapter_args
+from conformance.targets import combine_adapter_args, split_roles
 
 
 def register(sub) -> None:
@@ -21,9 +30,14 @@ def register(sub) -> None:
                        description=__doc__)
     p.add_argument("file", help="scenario script (.rmqha)")
     p.add_argument("--adapter", action="append", default=None, metavar="SPEC",
-                   help="implementation to run it against (default: the script's 'adapter' line, else "
-                        "reference); ROLE=SPEC for one role, as in 'rmqha run'")
-    p.add_argument("--trace", metavar="OUT", default=None, help="write the trace as JSON lines to OUT")
+                   help="implementation to run it against; ROLE=SPEC for one role, as in 'rmqha run' (default: "
+                        "the script's 'adapter' line if it names reference, mutant:NAME or pysyncobj; else "
+                        "reference)")
+    p.add_argument("--use-script-adapter", action="store_true",
+                   help="run the script's 'adapter' line even if it starts a process or loads code "
+                        "(stdio:, python:, jvm:); only for scripts you trust")
+    p.add_argument("--trace", metavar="OUT", default=None,
+                   help="write the trace as JSON lines to OUT (default: not written)")
     p.set_defaults(func=run)
 
 
@@ -36,6 +50,11 @@ def run(args) -> int:
         adapter = adapters[0]
     else:
         adapter = script.adapter or "reference"
+        roles = split_roles(adapter) or {"": adapter}
+        if not all(runs_in_process(spec) for spec in roles.values()) and not args.use_script_adapter:
+            raise UserError(f"{args.file}: its 'adapter' line names {adapter!r}, which would start a process or "
+                            f"load code: rmqha starts nothing a file names. To run it, pass it yourself: "
+                            f"--adapter {shlex.quote(adapter)} (or --use-script-adapter)")
     expected = {s.args[1] for s in script.steps if s.op == "expect" and s.args[:1] == ("violation",)}
     try:
         ex = execute(script, adapter, record_trace=True)

@@ -1,6 +1,11 @@
-"""``rmqha report DIR --out REPORTDIR``: build the conformance report of a campaign, with Spark."""
+"""``rmqha report DIR --out REPORTDIR``: build the conformance report of a campaign, with Spark.
+
+Exit status 0 when the report was written (its verdict is printed and is in
+summary.json; ``rmqha check`` exits with it), 2 for a bad campaign directory or --out.
+"""
 from __future__ import annotations
 
+import sys
 import time
 
 from results.spark import DEFAULT_MASTER
@@ -17,28 +22,52 @@ def register(sub) -> None:
     p.add_argument("results", metavar="DIR", help="campaign results directory")
     p.add_argument("--out", default="rmqha-report", help="report directory (default: %(default)s)")
     p.add_argument("--master", default=DEFAULT_MASTER, help="Spark master (default: %(default)s)")
+    p.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
     p.set_defaults(func=run)
 
 
-def build(results: str, out: str, master: str) -> dict:
+class Stages:
+    """Progress of a report build on stderr: each stage as it starts, with the time so far
+    (Spark's start and a large campaign's collation take a while: never silence)."""
+
+    def __init__(self, quiet: bool = False):
+        self.quiet = quiet
+        self.started = time.perf_counter()
+
+    def __call__(self, what: str) -> None:
+        if not self.quiet:
+            print(f"report: {what} ({time.perf_counter() - self.started:.1f} s)", file=sys.stderr, flush=True)
+
+
+def build(results: str, out: str, master: str, stage=None) -> dict:
     from results.io import validated_chunks
     from results.spark import spark_session
     from reports.build import collate
     from reports.render import check_out_dir, render
 
     # bad input fails in one line before Spark starts
+    stage = stage or Stages(quiet=True)
     check_out_dir(out)
     validated = validated_chunks(results)
+    stage(f"starting Spark ({master})")
     spark = spark_session(master, app="rmqha report")
-    data = collate(results, spark, validated)
-    render(data, out)
+    data = collate(results, spark, validated, stage=lambda what: stage(f"collating: {what}"))
+    render(data, out, stage=stage)
     return data
+
+
+def verdict_line(data: dict) -> str:
+    v = data["verdict"]
+    each = "; ".join(f"{a}: {x['verdict']} ({x['why']})" for a, x in v["adapters"].items())
+    return f"verdict: {v['verdict'].upper()}" + (f" — {each}" if each else "") + \
+        ("" if v["complete"] else " (incomplete campaign)")
 
 
 def run(args) -> int:
     started = time.perf_counter()
-    data = build(args.results, args.out, args.master)
+    data = build(args.results, args.out, args.master, Stages(args.quiet))
     t = data["totals"]
-    print(f"report of {t['runs']:,} runs ({t['fail']:,} failed, {t['error']:,} errors) written to "
+    print(f"report of {t['runs']:,} runs ({t['fail']:,} failed, {t['error']:,} errored) written to "
           f"{args.out}/report.md, report.html, summary.json in {time.perf_counter() - started:.1f} s")
+    print(verdict_line(data))
     return 0

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import sys
 
+from cli.args import POSITIVE
+
 
 def register(sub) -> None:
     p = sub.add_parser("transcript", help="record an implementation's answers / replay them against the spec",
@@ -27,14 +29,16 @@ def register(sub) -> None:
     rec.add_argument("--out", required=True, help="transcript file to write (.jsonl.gz)")
     rec.add_argument("--operation", action="append", default=None,
                      help="round operation to record (repeatable; default: every round operation)")
-    rec.add_argument("--samples", type=int, default=20_000, help="calls asked per operation (default: %(default)s)")
-    rec.add_argument("--keep", type=int, default=300, help="calls kept per operation (default: %(default)s)")
-    rec.add_argument("--source", default="", help="how the implementation was built (goes into the header)")
+    rec.add_argument("--samples", type=POSITIVE, default=20_000, help="calls asked per operation (default: %(default)s)")
+    rec.add_argument("--keep", type=POSITIVE, default=300, help="calls kept per operation (default: %(default)s)")
+    rec.add_argument("--source", default="",
+                     help="how the implementation was built (goes into the header; default: empty)")
     rec.add_argument("--quiet", action="store_true", help="no progress bar")
     rec.set_defaults(func=run_record)
     rep = verbs.add_parser("replay", help="judge transcripts against the spec, without the implementation")
     rep.add_argument("files", nargs="+", help="transcript files")
-    rep.add_argument("--profile", default=None, help="judge against this profile instead of the recorded one")
+    rep.add_argument("--profile", default=None,
+                     help="judge against this profile instead of the recorded one (default: the recorded one)")
     rep.set_defaults(func=run_replay)
 
 

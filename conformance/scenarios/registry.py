@@ -23,6 +23,8 @@ from conformance.script import Script
 from reference import mutants as dledger_mutants
 from reference import mutants_controller as controller_mutants
 from results.runresult import RunConfig
+from spec.controller.profiles import PROFILES as CONTROLLER_PROFILES
+from spec.dledger.profiles import PROFILES as DLEDGER_PROFILES
 from spec.invariants import controller as controller_inv
 from spec.invariants import dledger as dledger_inv
 from spec.invariants import raft as raft_inv
@@ -44,6 +46,17 @@ class Scenario:
     # the scenario's registry of known-bad variants, each runnable as adapter mutant:NAME
     mutants: tuple[MutantInfo, ...] = ()
     group_sizes: tuple[int, ...] = (3, 5)  # group sizes its generator accepts, rotated by seed
+    # the spec profiles it can judge against (--profile), default_profile among them
+    profiles: tuple[str, ...] = ()
+
+    def profile(self, name: str | None) -> str:
+        """``name`` (or the default), checked: an unknown profile is bad input before any work."""
+        if name is None:
+            return self.default_profile
+        known = self.profiles or (self.default_profile,)
+        if name not in known:
+            raise UserError(f"unknown profile {name!r} for scenario {self.name} (known: {', '.join(known)})")
+        return name
 
 
 SCENARIOS: dict[str, Scenario] = {
@@ -55,6 +68,7 @@ SCENARIOS: dict[str, Scenario] = {
         generate=generate_dledger_script,
         build=build_dledger,
         mutants=tuple(dledger_mutants.MUTANTS.values()),
+        profiles=tuple(DLEDGER_PROFILES),
     ),
     "raft": Scenario(
         name="raft",
@@ -83,6 +97,7 @@ SCENARIOS: dict[str, Scenario] = {
         build=build_controller,
         mutants=tuple(controller_mutants.MUTANTS.values()),
         group_sizes=(3, 2),
+        profiles=tuple(sorted(CONTROLLER_PROFILES, reverse=True)),
     ),
 }
 

@@ -89,6 +89,30 @@ BAD_INPUTS = [
     ("cases: NaN", {"c.json": case_file().replace("10", "NaN", 1)}, "prove cases {dir}/c.json",
      "NaN is not a JSON number"),
     ("cases: not JSON", {"c.json": "{"}, "prove cases {dir}/c.json", "not JSON"),
+    # a script names a process: replay starts nothing a file names (no PWNED file appears)
+    ("replay: a script whose adapter line starts a process", {"s.rmqha": "scenario dledger\n"
+     "adapter 'stdio:touch {dir}/PWNED'\nnodes n1 n2 n3\nrun 10\n"}, "replay {dir}/s.rmqha",
+     "which would start a process or load code"),
+    ("replay: a script whose adapter line imports a module", {"s.rmqha": "scenario dledger\n"
+     "adapter python:os:getcwd\nnodes n1 n2 n3\nrun 10\n"}, "replay {dir}/s.rmqha",
+     "pass it yourself: --adapter python:os:getcwd"),
+    # flags: checked before anything starts (Spark, a process) or is created
+    ("fingerprint --samples -5", {}, "fingerprint --samples -5", "argument --samples: '-5' is not a whole number"),
+    ("run --chunk-size 0", {}, "run --chunk-size 0 --out {dir}/r", "argument --chunk-size: '0' is not"),
+    ("run --runs 0", {}, "run --runs 0 --out {dir}/r", "argument --runs: '0' is not"),
+    ("run --seed -1", {}, "run --seed -1 --out {dir}/r", "argument --seed: '-1' is not a seed"),
+    ("run --duration -5", {}, "run --duration -5 --out {dir}/r", "argument --duration: '-5' is not"),
+    ("run --group-size x", {}, "run --group-size x --out {dir}/r", "argument --group-size: 'x' is not"),
+    ("check with an unknown --profile", {}, "check --profile nope --out {dir}/r --report {dir}/rep",
+     "profile 'nope' (known: dledger-0.1, dledger-0.2, dledger-0.4)"),
+    ("check --scenario controller with a DLedger profile", {},
+     "check --scenario controller --profile dledger-0.4 --out {dir}/r --report {dir}/rep",
+     "unknown profile 'dledger-0.4' for scenario controller"),
+    ("run --scenario truncation with an unknown profile", {}, "run --scenario truncation --profile x --out {dir}/r",
+     "unknown profile 'x' for scenario truncation"),
+    ("mutants with an unknown --profile", {}, "mutants --scenario dledger --profile nope", "unknown profile 'nope'"),
+    ("prove truncation --max-epochs 0", {}, "prove truncation --max-epochs 0", "argument --max-epochs: '0'"),
+    ("an unknown flag", {}, "run --frobnicate", "unrecognized arguments: --frobnicate"),
 ]
 
 
@@ -108,9 +132,14 @@ def _write(d: Path, files: dict) -> None:
 
 
 @pytest.mark.parametrize("name,files,argv,message", BAD_INPUTS, ids=[row[0] for row in BAD_INPUTS])
-def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, name, files, argv, message):
-    _write(tmp_path, files)
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, name, files, argv, message):
+    _write(tmp_path, {k: v.replace("{dir}", str(tmp_path)) if isinstance(v, str) else v for k, v in files.items()})
     before = set(os.listdir(tmp_path))
+
+    def no_spark(*args, **kwargs):
+        raise AssertionError("Spark started for bad input")
+
+    monkeypatch.setattr("results.spark.spark_session", no_spark)
     started = time.monotonic()
     code = main(_argv(argv, tmp_path))
     out, err = capsys.readouterr()

@@ -35,9 +35,12 @@ def test_the_reference_itself_registered_as_a_mutant_survives(monkeypatch, capsy
     monkeypatch.setitem(dledger_mutants.MUTANTS, mutant.name, mutant)
     monkeypatch.setitem(SCENARIOS, "dledger", attrs.evolve(SCENARIOS["dledger"], mutants=(mutant,)))
     status = main(["mutants", "--scenario", "dledger", "--runs", "3", *FAST])
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert status == 1
     assert "SURVIVED" in out and "0 killed, 1 survived, 0 errors" in out
+    # a non-zero exit says why, in one line
+    assert err.splitlines()[-1] == ("exit status 1: 1 survived (same-as-reference): no property caught them in 3 "
+                                    "runs each, so a property is missing or --runs is too small (docs/mutants.md)")
 
 
 def test_a_mutant_that_raises_is_an_error_not_a_kill(monkeypatch, capsys):
@@ -49,16 +52,17 @@ def test_a_mutant_that_raises_is_an_error_not_a_kill(monkeypatch, capsys):
     monkeypatch.setitem(dledger_mutants.MUTANTS, mutant.name, mutant)
     monkeypatch.setitem(SCENARIOS, "dledger", attrs.evolve(SCENARIOS["dledger"], mutants=(mutant,)))
     status = main(["mutants", "--scenario", "dledger", "--runs", "3", *FAST])
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert status == 1
     assert "ERROR" in out and "RuntimeError: boom" in out
+    assert err.splitlines()[-1].startswith("exit status 1: 1 raised instead of violating a property (explodes;")
 
 
 @pytest.mark.parametrize("argv,message", [
     (["--scenario", "dledger", "--mutant", "no-such-mutant"], "unknown mutant 'no-such-mutant' for scenario dledger"),
     (["--scenario", "no-such-scenario"], "unknown scenario 'no-such-scenario'"),
     (["--scenario", "raft"], "scenario 'raft' has no registered mutants"),
-    (["--scenario", "dledger", "--runs", "0"], "--runs must be at least 1"),
+    (["--scenario", "dledger", "--runs", "0"], "argument --runs: '0' is not a whole number of at least 1"),
     (["--scenario", "dledger", "--fault-mix", "storm"], "unknown fault mix 'storm'"),
 ])
 def test_bad_input_is_one_line_and_exit_2(argv, message, monkeypatch, capsys):

@@ -235,11 +235,11 @@ def test_check_refuses_a_bad_report_directory_before_running(capsys, tmp_path):
     "flags, message",
     [
         (["--group-size", "12"], "group size must be between 1 and 9, not 12"),
-        (["--chunk-size", "-3"], "--chunk-size must be at least 1"),
-        (["--duration", "-1"], "--duration must not be negative"),
+        (["--chunk-size", "-3"], "argument --chunk-size: '-3' is not a whole number of at least 1"),
+        (["--duration", "-1"], "argument --duration: '-1' is not a whole number of at least 0"),
         (["--fault-mix", "earthquake"], "unknown fault mix 'earthquake'"),
         (["--scenario", "paxos"], "unknown scenario 'paxos'"),
-        (["--runs", "0"], "--runs must be at least 1"),
+        (["--runs", "0"], "argument --runs: '0' is not a whole number of at least 1"),
     ],
     ids=["group-size", "chunk-size", "duration", "fault-mix", "scenario", "runs"],
 )
