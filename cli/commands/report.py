@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 from results.spark import DEFAULT_MASTER
 
@@ -47,6 +48,7 @@ def build(results: str, out: str, master: str, stage=None) -> dict:
 
     # bad input fails in one line before Spark starts
     stage = stage or Stages(quiet=True)
+    results = str(Path(results).resolve())  # Spark's JVM may have started in another directory
     check_out_dir(out)
     validated = validated_chunks(results)
     stage(f"starting Spark ({master})")
