@@ -18,7 +18,7 @@ in the state the call describes and asks the elector:
 
 | operation | real method |
 |---|---|
-| ``dledger.handle_vote`` / ``handle_heartbeat`` | ``handleVote`` / ``handleHeartBeat`` |
+| ``dledger.handle_vote`` / ``handle_heartbeat`` | ``DLedgerServer.handleVote`` / ``handleHeartBeat`` (their group and remoteId checks, then the elector's); a candidate's own vote: ``DLedgerLeaderElector.handleVote(request, true)`` |
 | ``dledger.heartbeat_round`` | ``maintainAsLeader`` (with ``sendHeartbeats``), replies scripted with their times |
 | ``dledger.candidate_round`` | ``maintainAsCandidate``, replies and random values scripted |
 
@@ -130,11 +130,12 @@ class DLedgerElectorServer(RealClassesServer):
         self.claims = {"dledger": claimed} if claimed else {}
         judged = profile or claimed
         self.profiles = {"dledger": judged} if judged else {}
-        # MemberState keeps its term/vote file under a store directory: one per server,
-        # removed on bye, when the server is collected, and at exit
+        self.j = self._load("DLedger", lambda: _DLedgerClasses(self.jpype, classpath))
+        # MemberState keeps its term/vote file under a store directory: one per server
+        # (made once the classes loaded), removed on bye, when the server is collected,
+        # and at exit
         self.dir = Path(tempfile.mkdtemp(prefix="rmqha-dledger-"))
         self._remove_dir = weakref.finalize(self, shutil.rmtree, str(self.dir), True)
-        self.j = self._load("DLedger", lambda: _DLedgerClasses(self.jpype, classpath))
 
     def version(self) -> str:
         return self._version or "unknown (no pom.properties or manifest)"
@@ -151,15 +152,20 @@ class DLedgerElectorServer(RealClassesServer):
     # ------------------------------------------------------------------ handlers
 
     def handle_vote(self, args: dict):
+        from spec.dledger.records import ResponseCode
         from spec.dledger.vote import VoteDecision
 
         request = args["request"]
         with self._call(args["member"]) as call:
-            jreq = call.request(self.j.VoteRequest, request.candidate, request.term)
+            jreq = call.request(self.j.VoteRequest, request)
             jreq.setLedgerEndTerm(request.ledger_end_term)
             jreq.setLedgerEndIndex(request.ledger_end_index)
-            response = call.elector.handleVote(jreq, args["self_vote"]).get()
-            return VoteDecision(self.j.vote_result(response), int(response.getTerm()), call.effects())
+            if args["self_vote"]:  # the candidate asks its own elector, not its server
+                response = call.elector.handleVote(jreq, True).get()
+            else:
+                response = call.server().handleVote(jreq).get()
+            return VoteDecision(self.j.vote_result(response), int(response.getTerm()), call.effects(),
+                                code=ResponseCode(int(response.getCode())))
 
     def handle_heartbeat(self, args: dict):
         from spec.dledger.heartbeat import HeartbeatDecision
@@ -167,8 +173,7 @@ class DLedgerElectorServer(RealClassesServer):
 
         request = args["request"]
         with self._call(args["member"]) as call:
-            response = call.elector.handleHeartBeat(call.request(self.j.HeartBeatRequest, request.leader,
-                                                                 request.term)).get()
+            response = call.server().handleHeartBeat(call.request(self.j.HeartBeatRequest, request)).get()
             return HeartbeatDecision(ResponseCode(int(response.getCode())), int(response.getTerm()), call.effects())
 
     # ------------------------------------------------------------------ rounds
@@ -251,6 +256,13 @@ class _DLedgerClasses:
         self.ParseResult = cls("protocol.VoteResponse$ParseResult")
         self.HeartBeatRequest = cls("protocol.HeartBeatRequest")
         self.HeartBeatResponse = cls("protocol.HeartBeatResponse")
+        try:
+            self.Server = cls("DLedgerServer")
+        except Exception:  # a build without the server class: its checks cannot be asked
+            self.Server = None
+        unsafe = jpype.JClass("sun.misc.Unsafe").class_.getDeclaredField("theUnsafe")
+        unsafe.setAccessible(True)
+        self.unsafe = unsafe.get(None)
         self.results = {str(r.name()): r for r in self.Result.values()}
         self.transfer = hasattr(self.Config, "setPreferredLeaderIds")  # leadership transfer: 0.2.0+
 
@@ -323,10 +335,9 @@ class _Call:
     def __init__(self, j: _DLedgerClasses, base: Path, member, taking: tuple[bool, int] | None):
         self.j = j
         self.member = member
-        self.group = "rmqha"
         j.VirtualTime.reset(CALL_TIME)
         config = j.Config()
-        config.setGroup(self.group)
+        config.setGroup(member.group)
         config.setSelfId(member.self_id)
         config.setPeers(";".join(f"{p}-127.0.0.1:{20000 + i}" for i, p in enumerate(sorted(member.peers))))
         config.setStoreBaseDir(str(base))
@@ -347,13 +358,28 @@ class _Call:
         self.elector.addRoleChangeHandler(self.roles)
         self.term_file = Path(str(config.getDefaultPath())) / "currterm"
 
-    def request(self, cls, leader: str, term: int):
-        """A request of ``cls`` from ``leader`` (DLedger calls the candidate of a vote its leaderId)."""
+    def request(self, cls, request):
+        """``request`` as a Java ``cls``: a vote's candidate is its leaderId, as in DLedger."""
         jreq = cls()
-        jreq.setGroup(self.group)
-        jreq.setLeaderId(leader)
-        jreq.setTerm(term)
+        jreq.setGroup(request.group)
+        jreq.setRemoteId(self.member.self_id if request.remote_id is None else request.remote_id)
+        jreq.setLeaderId(getattr(request, "candidate", None) or request.leader)
+        jreq.setTerm(request.term)
         return jreq
+
+    def server(self):
+        """The release's DLedgerServer over this call's MemberState and elector.
+
+        Built without its constructor (which starts the store, the pusher and the RPC
+        service, none of which a handler-level call reaches): only the fields
+        handleVote/handleHeartBeat read are set.
+        """
+        if self.j.Server is None:
+            raise RuntimeError("this DLedger build has no DLedgerServer: its group and remoteId checks cannot be asked")
+        server = self.j.unsafe.allocateInstance(self.j.Server.class_)
+        for name, value in (("memberState", self.state), ("dLedgerLeaderElector", self.elector)):
+            self.j.field(server, name).set(server, value)
+        return server
 
     def set_elector(self, **values) -> None:
         for name, value in values.items():

@@ -59,7 +59,7 @@ OPERATIONS: dict[str, Operation] = {
             "dledger.handle_vote", "dledger",
             (("member", MemberView), ("request", VoteRequest), ("self_vote", bool)), vote.VoteDecision,
             _dledger(lambda p, member, request, self_vote: vote.handle_vote(member, request, self_vote, p)),
-            _decision("result", "reply_term", "effects"), DLEDGER_PROFILES,
+            _decision("result", "reply_term", "effects", "code"), DLEDGER_PROFILES,
         ),
         Operation(
             "dledger.handle_heartbeat", "dledger",

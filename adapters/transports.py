@@ -218,6 +218,14 @@ class InProcessAdapter(ProtocolAdapter):
         except (TypeError, ValueError) as exc:
             raise _NotJson(exc) from None
 
+    def close(self) -> None:
+        """Say goodbye, so that the server releases what it holds (a JVM target its store directory)."""
+        if not self.broken:
+            try:
+                self.request("bye", {})
+            except AdapterError:
+                pass
+
     def _exchange(self, req: dict) -> Any:
         if self._watchdog is None:
             finished, (ok, value) = True, _capture(lambda: self._call(req))

@@ -30,6 +30,7 @@ from spec.dledger.candidate import VoteCounts, count_vote, start_vote_counts
 from spec.dledger.heartbeat import HeartbeatCounts
 from spec.dledger.member_state import MemberView
 from spec.dledger.records import (
+    DEFAULT_GROUP,
     Entry,
     HeartBeatRequest,
     PushEntryRequest,
@@ -66,13 +67,20 @@ def near(value: int, spread: int = 1):
     return st.integers(value - spread, value + spread)
 
 
+def addressing():
+    """Group and remoteId of a request: mostly this node's, sometimes another's (DLedgerServer's checks)."""
+    return st.fixed_dictionaries({"group": st.sampled_from((DEFAULT_GROUP,) * 8 + ("other",)),
+                                  "remote_id": st.sampled_from((None,) * 6 + ("n1", "n1", "n2"))})
+
+
 @st.composite
 def vote_args(draw) -> dict:
     """A vote request that, most of the time, is close to the voter's own term and ledger."""
     member = draw(member_views())
     request = VoteRequest(
         draw(near(member.curr_term) | terms), draw(st.sampled_from(IDS)),
-        draw(near(member.ledger_end_term) | terms), draw(near(member.ledger_end_index) | st.integers(-1, 5)))
+        draw(near(member.ledger_end_term) | terms), draw(near(member.ledger_end_index) | st.integers(-1, 5)),
+        **draw(addressing()))
     return {"member": member, "request": request, "self_vote": draw(st.booleans())}
 
 
@@ -80,7 +88,8 @@ def vote_args(draw) -> dict:
 def heartbeat_args(draw) -> dict:
     member = draw(member_views())
     request = HeartBeatRequest(draw(near(member.curr_term) | terms),
-                               draw(st.sampled_from((member.leader_id,) + IDS if member.leader_id else IDS)))
+                               draw(st.sampled_from((member.leader_id,) + IDS if member.leader_id else IDS)),
+                               **draw(addressing()))
     return {"member": member, "request": request}
 
 

@@ -6,6 +6,8 @@ handle_heartbeat, all profiles, first match wins:
 
 | row                  | condition                        | code                  | reply term | effects |
 |----------------------|----------------------------------|-----------------------|------------|---------|
+| wrong_remote         | remoteId != me (DLedgerServer)   | UNKNOWN_MEMBER (401)  | req.term   |         |
+| wrong_group          | group != mine (DLedgerServer)    | UNKNOWN_GROUP (400)   | req.term   |         |
 | unknown_member       | leader not a peer                | UNKNOWN_MEMBER (401)  | C          |         |
 | unexpected_member    | leader == me                     | UNEXPECTED_MEMBER (402)| C         |         |
 | expired_term         | term < C                         | EXPIRED_TERM (403)    | C          |         |
@@ -29,7 +31,7 @@ from spec.dledger.effects import (
     BecomeCandidate,
     BecomeFollower,
 )
-from spec.dledger.member_state import MemberView, elapsed
+from spec.dledger.member_state import MemberView, addressed_to_another, elapsed, of_another_group
 from spec.dledger.profiles import DEFAULT_PROFILE, DEFAULT_TIMING, Profile, Timing
 from spec.dledger.records import NO_TERM, HeartBeatRequest, HeartBeatResponse, ResponseCode
 from spec.quorum import is_quorum
@@ -45,6 +47,10 @@ class HeartbeatDecision:
 
 def handle_heartbeat(member: MemberView, request: HeartBeatRequest) -> HeartbeatDecision:
     c = member.curr_term
+    if addressed_to_another(member, request.remote_id):
+        return HeartbeatDecision(ResponseCode.UNKNOWN_MEMBER, request.term, (), "wrong_remote")
+    if of_another_group(member, request.group):
+        return HeartbeatDecision(ResponseCode.UNKNOWN_GROUP, request.term, (), "wrong_group")
     if request.leader not in member.peers:
         return HeartbeatDecision(ResponseCode.UNKNOWN_MEMBER, c, (), "unknown_member")
     if request.leader == member.self_id:
@@ -70,6 +76,7 @@ def handle_heartbeat(member: MemberView, request: HeartBeatRequest) -> Heartbeat
 
 
 HEARTBEAT_OUTCOMES = (
+    "UNKNOWN_GROUP",
     "UNKNOWN_MEMBER",
     "UNEXPECTED_MEMBER",
     "EXPIRED_TERM",
@@ -78,6 +85,8 @@ HEARTBEAT_OUTCOMES = (
     "TERM_NOT_READY",
 )
 HEARTBEAT_ROWS = (
+    "wrong_remote",
+    "wrong_group",
     "unknown_member",
     "unexpected_member",
     "expired_term",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import attrs
 
 from spec.dledger.profiles import Profile
-from spec.dledger.records import NO_INDEX, NO_TERM, Role
+from spec.dledger.records import DEFAULT_GROUP, NO_INDEX, NO_TERM, Role
 
 # "Never" for the elector's timestamps (lastLeaderHeartBeatTime, lastSendHeartBeatTime,
 # lastSuccHeartBeatTime): DLedger initialises them to -1 and measures elapsed time
@@ -34,10 +34,24 @@ class MemberView:
     ledger_end_term: int = NO_TERM
     ledger_end_index: int = NO_INDEX
     taking_leadership: bool = False
+    group: str = DEFAULT_GROUP
 
     @property
     def peer_size(self) -> int:
         return len(self.peers)
+
+
+# DLedgerServer checks every vote and heartbeat request before its elector sees it (all
+# releases): the request's remoteId must be this node (else UNKNOWN_MEMBER), then its
+# group this node's (else UNKNOWN_GROUP). A candidate's own vote skips the server.
+
+
+def addressed_to_another(member: MemberView, remote_id: str | None) -> bool:
+    return remote_id is not None and remote_id != member.self_id
+
+
+def of_another_group(member: MemberView, group: str) -> bool:
+    return group != member.group
 
 
 def may_become_leader(curr_term: int, term: int) -> bool:

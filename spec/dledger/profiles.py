@@ -18,6 +18,8 @@ import attrs
 
 # handle_vote check rows (spec/dledger/vote.py), first match wins, else ACCEPT.
 VOTE_ORDER_V_B = (
+    "wrong_remote",  # DLedgerServer, before the elector (every release)
+    "wrong_group",
     "unknown_leader",
     "unexpected_leader",
     "expired_ledger_term",
@@ -30,6 +32,8 @@ VOTE_ORDER_V_B = (
 )
 # release-0.1 checked terms before logs (PR #48 moved the log checks first).
 VOTE_ORDER_V_A = (
+    "wrong_remote",
+    "wrong_group",
     "unknown_leader",
     "unexpected_leader",
     "expired_vote_term",

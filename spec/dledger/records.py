@@ -11,6 +11,8 @@ import attrs
 
 NO_TERM = -1
 NO_INDEX = -1
+# DLedgerConfig.group's default: the raft group a node belongs to
+DEFAULT_GROUP = "default"
 
 
 class Role(enum.Enum):
@@ -50,6 +52,7 @@ class ResponseCode(enum.IntEnum):
 
     UNKNOWN = -1
     SUCCESS = 200
+    UNKNOWN_GROUP = 400
     UNKNOWN_MEMBER = 401
     UNEXPECTED_MEMBER = 402
     EXPIRED_TERM = 403
@@ -76,6 +79,10 @@ class VoteRequest:
     ledger_end_term: int
     ledger_end_index: int
     round: int = 0  # the candidate's round id (stands in for the RPC future)
+    group: str = DEFAULT_GROUP
+    # the node the request is addressed to (remoteId); None: the node that receives it
+    # (rmqha's simulated network never misroutes, so its nodes leave it out)
+    remote_id: str | None = None
 
 
 @attrs.frozen(slots=True)
@@ -90,6 +97,8 @@ class HeartBeatRequest:
     term: int
     leader: str
     round: int = 0
+    group: str = DEFAULT_GROUP
+    remote_id: str | None = None  # as VoteRequest.remote_id
 
 
 @attrs.frozen(slots=True)

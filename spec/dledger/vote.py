@@ -6,6 +6,8 @@ checks the terms first and has no taking-leadership row.
 
 | row                       | condition                                                   | result                        | reply term | effects |
 |---------------------------|-------------------------------------------------------------|-------------------------------|------------|---------|
+| wrong_remote              | not self and req.remoteId != me (DLedgerServer)             | UNKNOWN, code UNKNOWN_MEMBER  | req.term   |         |
+| wrong_group               | not self and req.group != my group (DLedgerServer)          | UNKNOWN, code UNKNOWN_GROUP   | req.term   |         |
 | unknown_leader            | candidate not a peer                                        | REJECT_UNKNOWN_LEADER         | C          |         |
 | unexpected_leader         | not self and candidate == me                                | REJECT_UNEXPECTED_LEADER      | C          |         |
 | expired_ledger_term       | req.ledgerEndTerm < lt                                      | REJECT_EXPIRED_LEDGER_TERM    | C          |         |
@@ -27,9 +29,9 @@ from typing import Callable
 import attrs
 
 from spec.dledger.effects import INCREASE_TERM_IMMEDIATELY, BecomeCandidate, SetVotedFor
-from spec.dledger.member_state import MemberView
+from spec.dledger.member_state import MemberView, addressed_to_another, of_another_group
 from spec.dledger.profiles import DEFAULT_PROFILE, Profile
-from spec.dledger.records import VoteRequest, VoteResult
+from spec.dledger.records import ResponseCode, VoteRequest, VoteResult
 
 
 @attrs.frozen(slots=True)
@@ -38,10 +40,23 @@ class VoteDecision:
     reply_term: int
     effects: tuple = ()
     row: str = "accept"  # the table row that decided
+    code: ResponseCode = ResponseCode.SUCCESS  # not SUCCESS only when DLedgerServer rejected the request
 
 
 def _reject(result: VoteResult, row: str, term: int) -> VoteDecision:
     return VoteDecision(result, term, (), row)
+
+
+def wrong_remote(v: MemberView, r: VoteRequest, self_vote: bool) -> VoteDecision | None:
+    if not self_vote and addressed_to_another(v, r.remote_id):
+        return VoteDecision(VoteResult.UNKNOWN, r.term, (), "wrong_remote", ResponseCode.UNKNOWN_MEMBER)
+    return None
+
+
+def wrong_group(v: MemberView, r: VoteRequest, self_vote: bool) -> VoteDecision | None:
+    if not self_vote and of_another_group(v, r.group):
+        return VoteDecision(VoteResult.UNKNOWN, r.term, (), "wrong_group", ResponseCode.UNKNOWN_GROUP)
+    return None
 
 
 def unknown_leader(v: MemberView, r: VoteRequest, self_vote: bool) -> VoteDecision | None:
@@ -124,6 +139,8 @@ VoteCheck = Callable[[MemberView, VoteRequest, bool], "VoteDecision | None"]
 VOTE_CHECKS: dict[str, VoteCheck] = {
     f.__name__: f
     for f in (
+        wrong_remote,
+        wrong_group,
         unknown_leader,
         unexpected_leader,
         expired_ledger_term,
@@ -156,4 +173,4 @@ def handle_vote(
 
 
 # Every outcome handle_vote can produce (for coverage reports).
-VOTE_OUTCOMES = tuple(r.value for r in VoteResult if r is not VoteResult.UNKNOWN)
+VOTE_OUTCOMES = tuple(r.value for r in VoteResult)  # UNKNOWN: rejected by DLedgerServer

@@ -38,6 +38,8 @@ def member(**kw):
 
 
 HANDLE_TABLE = [
+    ("wrong_remote", {}, HeartBeatRequest(7, "n2", remote_id="n3"), C.UNKNOWN_MEMBER, 7, ()),
+    ("wrong_group", {}, HeartBeatRequest(7, "n2", group="other"), C.UNKNOWN_GROUP, 7, ()),
     ("unknown_member", {}, HeartBeatRequest(5, "x9"), C.UNKNOWN_MEMBER, 5, ()),
     ("unexpected_member", {}, HeartBeatRequest(5, "n1"), C.UNEXPECTED_MEMBER, 5, ()),
     ("expired_term", {}, HeartBeatRequest(4, "n2"), C.EXPIRED_TERM, 5, ()),

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from spec.dledger.effects import BecomeCandidate, IncreaseTermImmediately, SetVotedFor
 from spec.dledger.member_state import MemberView
 from spec.dledger.profiles import DLEDGER_0_1, DLEDGER_0_2, DLEDGER_0_4, PROFILES
-from spec.dledger.records import VoteRequest, VoteResult
+from spec.dledger.records import ResponseCode, VoteRequest, VoteResult
 from spec.dledger.vote import VOTE_OUTCOMES, handle_vote
 
 PEERS = frozenset({"n1", "n2", "n3"})
@@ -19,12 +19,15 @@ def voter(**kw):
     return MemberView(**base)
 
 
-def req(term=5, candidate="n2", lt=3, li=10):
-    return VoteRequest(term, candidate, lt, li)
+def req(term=5, candidate="n2", lt=3, li=10, **kw):
+    return VoteRequest(term, candidate, lt, li, **kw)
 
 
 # (id, voter overrides, request, self_vote, expected result, expected reply term, expected effects)
 V_B_TABLE = [
+    # DLedgerServer: the reply copies the request's term and carries no result (code in test_server_checks)
+    ("wrong_remote", {}, req(term=7, remote_id="n2"), False, VoteResult.UNKNOWN, 7, ()),
+    ("wrong_group", {}, req(term=7, group="other"), False, VoteResult.UNKNOWN, 7, ()),
     ("unknown_leader", {}, req(candidate="x9"), False, VoteResult.REJECT_UNKNOWN_LEADER, 5, ()),
     ("unexpected_leader", {}, req(candidate="n1"), False, VoteResult.REJECT_UNEXPECTED_LEADER, 5, ()),
     ("expired_ledger_term", {}, req(lt=2, li=99), False, VoteResult.REJECT_EXPIRED_LEDGER_TERM, 5, ()),
@@ -56,6 +59,16 @@ def test_v_b_table(case, profile):
     _, overrides, request, self_vote, result, reply_term, effects = case
     d = handle_vote(voter(**overrides), request, self_vote, profile)
     assert (d.result, d.reply_term, d.effects) == (result, reply_term, effects)
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_server_checks(profile):
+    p = PROFILES[profile]
+    assert handle_vote(voter(), req(remote_id="n2", group="other"), False, p).code is ResponseCode.UNKNOWN_MEMBER
+    assert handle_vote(voter(), req(group="other"), False, p).code is ResponseCode.UNKNOWN_GROUP
+    assert handle_vote(voter(group="other"), req(group="other", remote_id="n1"), False, p).code is ResponseCode.SUCCESS
+    # a candidate's own vote never goes through the server
+    assert handle_vote(voter(), req(candidate="n1", group="other", remote_id="n9"), True, p).result is VoteResult.ACCEPT
 
 
 def test_v_b_table_names_every_outcome():
