@@ -37,6 +37,7 @@ SCENARIO_ROLES: dict[str, dict[str, str]] = {
     "raft": {"raft": "raft"},
     "truncation": {"broker": "replica"},
     "controller": {"controller": "controller", "broker": "broker"},
+    "classic": {"broker": "classic"},
 }
 ROLES = ("broker", "controller", "dledger", "raft")
 _ROLE_PREFIX = re.compile(r"^(%s)=" % "|".join(ROLES))

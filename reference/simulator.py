@@ -79,6 +79,8 @@ class TraceEvent:
 
 
 def payload_to_dict(payload: Any) -> Any:
+    if isinstance(payload, (bytes, bytearray)):
+        return payload.hex()
     if attrs.has(type(payload)):
         return {f.name: payload_to_dict(getattr(payload, f.name)) for f in attrs.fields(type(payload))}
     if isinstance(payload, (tuple, list)):

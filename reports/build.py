@@ -44,6 +44,25 @@ FINDINGS: dict[str, dict[str, str]] = {
         "guarded_by": "handshake-progress",
         "replay": "rmqha replay tests/scenarios/truncation/no-consistent-point-unclean-failover.rmqha",
     },
+    "failover_loses_acknowledged": {
+        "issue": "classic HA, like #7017",
+        "summary": "An operator's failover promotes a slave that lacks messages the master acknowledged: "
+                   "an ASYNC_MASTER acknowledges what it alone holds, a SYNC_MASTER with two slaves after one "
+                   "slave's ack. Only a failover to a slave that acknowledged keeps them; a SYNC_MASTER's "
+                   "PUT_OK always had a slave holding the message (property put-ok-held-by-slave).",
+        "guarded_by": "put-ok-held-by-slave",
+        "replay": "rmqha replay tests/scenarios/classic/failover-async-master-loses-acknowledged.rmqha",
+    },
+    "divergent_slave": {
+        "issue": "classic HA has no truncation",
+        "summary": "Bytes a master loses (its unflushed tail in a power loss, since it streams before it "
+                   "flushes, or all its successor lacked after a failover) stay on the slaves that had them; the "
+                   "master writes other messages at those offsets and the slave's commitlog diverges until an "
+                   "operator wipes it. Bytes no master wrote at an offset are a violation instead "
+                   "(property slave-prefix).",
+        "guarded_by": "slave-prefix",
+        "replay": "rmqha replay tests/scenarios/classic/master-power-loss-slave-diverges.rmqha",
+    },
 }
 
 HISTOGRAM_BINS = 40

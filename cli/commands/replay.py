@@ -83,7 +83,7 @@ def run(args) -> int:
         print("  no property violated")
     for finding in getattr(cluster, "findings", ()):
         # a documented limit of the configuration, not a violation (e.g. #7017)
-        print(f"  finding: {cluster.finding_name}: {finding.subject}: {finding.detail} "
+        print(f"  finding: {finding.name or cluster.finding_name}: {finding.subject}: {finding.detail} "
               f"(a documented limit of this configuration, not a violation)")
     sys.stdout.flush()
     return 1 if unexpected else 0

@@ -72,6 +72,7 @@ class Finding:
 
     subject: str  # the message, broker or replica it is about
     detail: str
+    name: str | None = None  # which of the scenario's findings (None: its ``finding_name``)
 
 
 @attrs.frozen(slots=True)
@@ -260,26 +261,32 @@ class SimCluster:
         handler(step, where)
 
     finding_name: str | None = None  # the one finding a scenario documents, if any
+    finding_names: tuple[str, ...] = ()  # or the several it documents
 
-    def add_finding(self, subject: str, detail: str) -> None:
-        """Record the scenario's finding about ``subject`` (once per subject)."""
-        if subject not in {f.subject for f in self.findings}:
-            self.findings.append(Finding(subject, detail))
+    def _finding_names(self) -> tuple[str, ...]:
+        return self.finding_names or ((self.finding_name,) if self.finding_name else ())
+
+    def add_finding(self, subject: str, detail: str, name: str | None = None) -> None:
+        """Record the scenario's finding ``name`` (default: its only one) about ``subject``
+        (once per subject)."""
+        name = name or self.finding_name
+        if (subject, name) not in {(f.subject, f.name or self.finding_name) for f in self.findings}:
+            self.findings.append(Finding(subject, detail, name))
 
     def finding_metrics(self) -> tuple:
-        if self.finding_name is None:
-            return ()
-        return (Metric(f"finding_{self.finding_name}", float(len(self.findings))),)
+        return tuple(Metric(f"finding_{n}", float(sum(1 for f in self.findings
+                                                      if (f.name or self.finding_name) == n)))
+                     for n in self._finding_names())
 
     def expect_finding(self, step: Step, where: str) -> None:
         name = step.args[1] if len(step.args) > 1 else ""
-        if name != self.finding_name or not self.findings:
+        if name not in self._finding_names() or not any((f.name or self.finding_name) == name for f in self.findings):
             raise ExpectationFailed(f"{where}: no {name} finding was recorded")
 
     def expect_no_finding(self, step: Step, where: str) -> None:
         if self.findings:
             f = self.findings[0]
-            raise ExpectationFailed(f"{where}: but {f.subject}: {f.detail} ({self.finding_name})")
+            raise ExpectationFailed(f"{where}: but {f.subject}: {f.detail} ({f.name or self.finding_name})")
 
     def expect_no_violation(self, step: Step, where: str) -> None:
         if self.violations:

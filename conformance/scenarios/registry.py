@@ -15,16 +15,20 @@ import attrs
 
 from conformance.errors import UserError
 from conformance.faults import FAULT_MIXES
+from conformance.scenarios.classic import build_classic, classic_outcomes, generate_classic_script
 from conformance.scenarios.controller import build_controller, controller_outcomes, generate_controller_script
 from conformance.scenarios.dledger import build_dledger, dledger_outcomes, generate_dledger_script
 from conformance.scenarios.raft import build_raft, generate_raft_script
 from conformance.scenarios.truncation import build_truncation, generate_truncation_script, truncation_outcomes
 from conformance.script import Script
 from reference import mutants as dledger_mutants
+from reference import mutants_classic as classic_mutants
 from reference import mutants_controller as controller_mutants
 from results.runresult import RunConfig
+from spec.classic.profiles import PROFILES as CLASSIC_PROFILES
 from spec.controller.profiles import PROFILES as CONTROLLER_PROFILES
 from spec.dledger.profiles import PROFILES as DLEDGER_PROFILES
+from spec.invariants import classic as classic_inv
 from spec.invariants import controller as controller_inv
 from spec.invariants import dledger as dledger_inv
 from spec.invariants import raft as raft_inv
@@ -98,6 +102,17 @@ SCENARIOS: dict[str, Scenario] = {
         mutants=tuple(controller_mutants.MUTANTS.values()),
         group_sizes=(3, 2),
         profiles=tuple(sorted(CONTROLLER_PROFILES, reverse=True)),
+    ),
+    "classic": Scenario(
+        name="classic",
+        default_profile="rocketmq-4.9.3",
+        properties=tuple(classic_inv.INVARIANTS),
+        outcomes=classic_outcomes(),
+        generate=lambda config: generate_classic_script(config, FAULT_MIXES),
+        build=build_classic,
+        mutants=tuple(classic_mutants.MUTANTS.values()),
+        group_sizes=(3, 2),
+        profiles=tuple(CLASSIC_PROFILES),
     ),
 }
 

@@ -42,7 +42,7 @@ def test_counterexample_schedule_is_harmless_on_the_reference(path):
     assert [r.violation.message for r in ex.violations] == []
 
 
-@pytest.mark.parametrize("scenario", ["dledger", "truncation"])
+@pytest.mark.parametrize("scenario", ["dledger", "truncation", "classic"])
 def test_every_invariant_has_a_mutant_counterexample(scenario):
     from conformance.scenarios.registry import get_scenario
 

@@ -1,0 +1,12 @@
+"""Stateful property tests of classic master/slave HA (a master and two slaves)."""
+from hypothesis import settings
+from hypothesis.stateful import run_state_machine_as_test
+
+from conformance.stateful import classic_machine_for
+
+STEPS = settings(stateful_step_count=8, deadline=None)
+
+
+def test_classic_group_keeps_every_invariant():
+    # mode, flush type and release are drawn per example
+    run_state_machine_as_test(classic_machine_for("reference"), settings=STEPS)
