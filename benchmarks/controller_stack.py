@@ -1,11 +1,15 @@
-"""Controller stack benchmark: simulated events per second of the full stack, and the
+"""Controller stack benchmark: throughput of the full stack against its target, and the
 distribution of simulated time from a master crash to a new master accepting writes
 (p50/p95/max) under the default timers.
 
-    python benchmarks/controller_stack.py [--runs N] [--failovers N]
+    python benchmarks/controller_stack.py [--runs N] [--mixes M,...] [--failovers N]
 
-Events are node activations (ticks, deliveries, client requests) of the 3 controllers
-and 3 brokers, over seeded ``controller`` campaign runs (mixed faults, 60 s of faults).
+Throughput: seeded ``controller`` campaign runs (3 controllers, a broker set of 3 or 2,
+each fault mix, 60 s of faults) on the reference with trace and invariants on; per wall
+second and per CPU-second: simulated seconds and protocol events (deliveries and timer
+firings; idle wake-ups excluded, their share shown as ``idle%``), the ratio of events
+per CPU-second to the target (10x the stack's figure when the target was set), and the
+peak memory of one run.
 Failover: boot, wait for a master, write, crash the master, wait for the next master
 that accepts writes (an unfenced master of the controller's new masterEpoch). With the
 default timers that is bounded by the heartbeat timeout (10 s) plus the scan period
@@ -21,21 +25,40 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from conformance.campaign import execute, get_scenario  # noqa: E402
-from results.runresult import RunConfig  # noqa: E402
+from benchmarks.throughput import load, measure, verdict  # noqa: E402
+from conformance.campaign import execute  # noqa: E402
+from conformance.faults import FAULT_MIXES  # noqa: E402
 from conformance.script import Script, Step  # noqa: E402
 
+# Protocol events per CPU-second of the stack when the target was set (commit dd6137e,
+# trace and invariants on, every ticking node woken every 10 ms: 5,500-7,300 across the
+# rows below); the target is ten times that.
+BASELINE_EVENTS_PER_CPU_S = 6_600
+TARGET_EVENTS_PER_S = 10 * BASELINE_EVENTS_PER_CPU_S
 
-def throughput(runs: int) -> tuple[int, float, float]:
-    scenario = get_scenario("controller")
-    events = simulated = 0
-    started = time.perf_counter()
-    for seed in range(runs):
-        config = RunConfig("bench", seed, "reference", "controller", "rocketmq-5.1", (3, 2)[seed % 2], "mixed", 60_000)
-        ex = execute(scenario.generate(config), "reference", record_trace=False)
-        events += ex.cluster.sim.steps
-        simulated += ex.cluster.sim.now
-    return events, time.perf_counter() - started, simulated / 1000.0
+
+def throughput(runs: int, mixes: list[str]) -> list[str]:
+    """Print one row per fault mix and broker-set size; the rows that missed the target."""
+    print(f"controller stack, reference, trace and invariants on, {runs} runs per row; {load()}")
+    print(f"target: {TARGET_EVENTS_PER_S:,} protocol events per CPU-second "
+          f"(10x {BASELINE_EVENTS_PER_CPU_S:,}, the stack's figure when the target was set)")
+    print(f"{'mix':9s} {'brokers':>7s} {'sim s/wall s':>12s} {'sim s/cpu s':>11s} {'events/wall s':>13s} "
+          f"{'events/cpu s':>12s} {'x target':>9s} {'idle%':>6s} {'peak MiB':>8s}")
+    missed = []
+    for mix in mixes:
+        for brokers in (3, 2):
+            t = measure("controller", runs, brokers, mix, 60_000)
+            sim_s = t["sim_ms"] / 1000.0
+            ratio = t["events"] / t["cpu"] / TARGET_EVENTS_PER_S
+            if ratio < 1:
+                missed.append(f"{mix}/{brokers}")
+            idle = 100.0 * t["idle"] / t["wakeups"] if t["wakeups"] else 0.0
+            print(f"{mix:9s} {brokers:7d} {sim_s / t['wall']:12,.0f} {sim_s / t['cpu']:11,.0f} "
+                  f"{t['events'] / t['wall']:13,.0f} {t['events'] / t['cpu']:12,.0f} {ratio:6.3f} {verdict(ratio):>2s} "
+                  f"{idle:6.1f} {t['peak_mib']:8.2f}", flush=True)
+    print(load())
+    print(f"target MISSED: {', '.join(missed)}" if missed else "target met on every row")
+    return missed
 
 
 def failover_times(n: int) -> list[float]:
@@ -62,13 +85,13 @@ def percentile(values: list[float], q: float) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=20, help="campaign runs for events/s (default 20)")
-    ap.add_argument("--failovers", type=int, default=50, help="master crashes measured (default 50)")
+    ap.add_argument("--runs", type=int, default=6, help="campaign runs per throughput row (default 6)")
+    ap.add_argument("--mixes", default=",".join(FAULT_MIXES), help=f"fault mixes (default {','.join(FAULT_MIXES)})")
+    ap.add_argument("--failovers", type=int, default=50, help="master crashes measured (default 50; 0: none)")
     args = ap.parse_args()
-    events, wall, simulated = throughput(args.runs)
-    print(f"full stack (3 controllers, 2-3 brokers, mixed faults): {args.runs} runs, {events} events, "
-          f"{simulated:.0f} s simulated in {wall:.1f} s wall")
-    print(f"  {events / wall:,.0f} events/s; {simulated / wall:.1f}x real time; {args.runs / wall:.2f} runs/s")
+    throughput(args.runs, args.mixes.split(","))
+    if not args.failovers:
+        return
     started = time.perf_counter()
     times = failover_times(args.failovers)
     print(f"master crash -> new master accepting writes, {len(times)} seeds "

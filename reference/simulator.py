@@ -138,7 +138,13 @@ class Simulator:
         self.slow: dict[tuple[str, str], tuple[int, int]] = {}  # (src, dst) links -> extra delay range
         self.in_flight: list[Message] = []  # manual mode only
         self.messages_sent = 0
-        self.steps = 0  # node activations (ticks and deliveries)
+        self.steps = 0  # node activations (ticks, deliveries, client requests)
+        # protocol events: deliveries, and ticks that did something (sent or persisted,
+        # or changed the state the node reports through its ``version``); the other
+        # ticks are idle wake-ups
+        self.deliveries = 0
+        self.ticks = 0
+        self.timer_firings = 0
         self._heap: list[tuple] = []
         self._summaries: dict[str, Any] = {}
         self._seq = 0
@@ -243,6 +249,7 @@ class Simulator:
             self._emit("drop", m.dst, m)
             return
         self.steps += 1
+        self.deliveries += 1
         ready = node.step(m, self.now)
         self._emit("deliver", m.dst, m)
         self._handle_ready(m.dst, ready)
@@ -261,7 +268,11 @@ class Simulator:
         if node is None or inc != self.incarnation[node_id]:
             return  # a tick of a crashed incarnation
         self.steps += 1
+        self.ticks += 1
+        version = getattr(node, "version", None)
         ready = node.tick(self.now)
+        if ready.messages or ready.persist is not None or getattr(node, "version", None) != version:
+            self.timer_firings += 1
         self._handle_ready(node_id, ready)
         self._after(node_id, None, ready)
         self._schedule(self.now + TICK_MS, _TICK, (node_id, inc, False))

@@ -1,0 +1,40 @@
+"""Each benchmark runs as a user runs it (tiny sizes) and prints its targets and ratios.
+
+The figures themselves are never asserted: speed lives in benchmarks/, not in tests.
+"""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*argv: str) -> str:
+    done = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_simulator_throughput_prints_targets_and_ratios():
+    out = run("benchmarks/simulator_throughput.py", "--runs", "1", "--sizes", "3", "--mixes", "none")
+    assert "50,000 simulated s/s, 300,000 protocol events/s" in out
+    assert "load average" in out
+    row = next(line for line in out.splitlines() if line.startswith("none"))
+    assert ("ok" in row or "MISS" in row) and "x target" in out
+
+
+def test_controller_stack_prints_its_target():
+    out = run("benchmarks/controller_stack.py", "--runs", "1", "--mixes", "none", "--failovers", "0")
+    assert "protocol events per CPU-second" in out and "x target" in out
+    assert sum(1 for line in out.splitlines() if line.startswith("none")) == 2
+
+
+@pytest.mark.jvm
+@pytest.mark.skipif(shutil.which("javac") is None, reason="javac is not installed")
+def test_adapter_overhead_prints_both_targets():
+    out = run("benchmarks/adapter_overhead.py", "--seconds", "0.1")
+    assert "Java shim over stdio" in out and "Java shim through JPype" in out
+    assert "20,000" in out and "50,000" in out
