@@ -114,6 +114,7 @@ class ReferenceServer:
             "messages": [{"src": m.src, "dst": m.dst, "payload": codec.encode(m.payload)} for m in ready.messages],
             "persist": codec.encode(ready.persist) if ready.persist is not None else None,
             "changed": node.version != before,
+            "next_deadline": node.next_deadline(),
         }
 
     def _op_node_tick(self, args: dict) -> dict:

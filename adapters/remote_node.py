@@ -67,6 +67,7 @@ class RemoteNode:
         self._reg = codec.registry(kind)
         self._typed = kind in TYPED_MESSAGES
         self._observed: tuple[int, dict, Any] | None = None  # (version, raw observation, decoded view)
+        self._deadline: int | None = now  # the node's next_deadline; until it says one: its next tick
         create = {"kind": kind, "handle": handle, "node_id": node_id, "peers": list(peers), "seed": seed,
                   "durable": durable, "now": now}
         if config is not None:
@@ -77,10 +78,13 @@ class RemoteNode:
         return AdapterError(f"{self.adapter.spec}: node {self.node_id} answered a malformed {what}: {exc}",
                             self.adapter.last_exchange)
 
-    def _ready(self, raw: Any) -> Ready:
+    def _ready(self, raw: Any, now: int) -> Ready:
         try:
             if not isinstance(raw, dict):
                 raise TypeError(f"expected an object, got {type(raw).__name__}")
+            deadline = raw.get("next_deadline", now)  # left out: tick at the next 10 ms, as always
+            if deadline is not None and (type(deadline) is not int):
+                raise TypeError(f"next_deadline must be a time in ms or null, not {deadline!r}")
             messages = tuple(
                 Message(self.node_id, _text(m["dst"]), self._payload_in(m["payload"], i))
                 for i, m in enumerate(raw.get("messages") or ()))
@@ -91,6 +95,7 @@ class RemoteNode:
             raise self._malformed("answer", exc) from None
         if changed:
             self.version += 1
+        self._deadline = deadline
         persist = raw.get("persist")
         return Ready(messages, persist) if (messages or persist is not None) else _EMPTY
 
@@ -105,11 +110,15 @@ class RemoteNode:
         return codec.encode(payload)  # an rmqha record (a client request, or any typed message)
 
     def tick(self, now: int) -> Ready:
-        return self._ready(self.adapter.request("node.tick", {"handle": self.handle, "now": now}))
+        return self._ready(self.adapter.request("node.tick", {"handle": self.handle, "now": now}), now)
 
     def step(self, message: Message, now: int) -> Ready:
         wire = {"src": message.src, "dst": message.dst, "payload": self._payload_out(message.payload)}
-        return self._ready(self.adapter.request("node.step", {"handle": self.handle, "message": wire, "now": now}))
+        return self._ready(self.adapter.request("node.step", {"handle": self.handle, "message": wire, "now": now}), now)
+
+    def next_deadline(self) -> int | None:
+        """When the implementation's tick can next do anything (its answers' ``next_deadline``)."""
+        return self._deadline
 
     def crash(self) -> Any:
         """Stop the node; what it returns is all that survives (its durable state)."""

@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 from conformance.campaign import execute, plan_configs  # noqa: E402
 from conformance.scenarios.registry import get_scenario  # noqa: E402
 from conformance.script import read_script  # noqa: E402
+from reference.simulator import Simulator  # noqa: E402
 
 # scenario -> (group sizes, fault mixes) of the generated runs
 GENERATED = {
@@ -69,8 +70,12 @@ def main() -> int:
     ap.add_argument("--mutant-seeds", type=int, default=10, help="generated runs per mutant (default 10)")
     ap.add_argument("--scenario", action="append", help="only this scenario (repeatable; default all)")
     ap.add_argument("--no-scripts", action="store_true", help="skip the scripts under tests/scenarios/")
+    ap.add_argument("--no-deadlines", action="store_true",
+                    help="tick every node every 10 ms, whatever its deadlines (the behaviour before deadlines)")
     ap.add_argument("--compare", metavar="FILE", help="an earlier output: print the runs that differ")
     args = ap.parse_args()
+    if args.no_deadlines:
+        Simulator.use_deadlines = False
     scenarios = args.scenario or ["dledger", "raft", "truncation", "controller"]
     before = {}
     if args.compare:

@@ -219,6 +219,14 @@ class BrokerReplica:
         self._tick_work(now)
         return self._ready()
 
+    def next_deadline(self) -> int:
+        """The earliest time at which ``tick`` can do anything: the next periodic flush, or
+        a slave connection's retry (every connection state has one)."""
+        due = self.last_flush + FLUSH_INTERVAL_MS
+        if self.role is Role.SLAVE and self.slave_state is not None and self.retry_at < due:
+            due = self.retry_at
+        return due
+
     def _handshake_identity(self) -> dict:
         """Extra handshake fields (controller mode names the slave's broker id)."""
         return {}

@@ -201,6 +201,24 @@ class ControllerModeBroker(BrokerReplica):
         self._settle_writes(now)
         return self._ready()
 
+    def next_deadline(self) -> int:
+        """The earliest time at which ``tick`` can do anything: the replica's timers, a
+        controller call timing out, the next heartbeat, registration try, metadata poll or
+        SyncStateSet check, a waiting write's timeout (at once when no longer master)."""
+        due = min(super().next_deadline(), self.next_heartbeat)
+        for _, sent in self.calls.values():
+            due = min(due, sent + CALL_TIMEOUT_MS)
+        if self.registration.state is not reg.RegisterState.REGISTERED:
+            due = min(due, self.next_register_try)
+        if self.role_state.registered:
+            due = min(due, self.next_poll)
+        master = self._is_master()
+        if master:
+            due = min(due, self.next_shrink)
+        if self.pending_writes:
+            due = min(due, min(w[3] for w in self.pending_writes) if master else self._now)
+        return due
+
     def step(self, message: Message, now: int) -> Ready:
         self._now = now
         handler = _BROKER_HANDLERS.get(type(message.payload))

@@ -138,6 +138,7 @@ class ControllerNode:
         self.node_id = node_id
         self.rules = rules
         self.dledger = DLedgerNode(node_id, peers, draw, durable, now, profile, timing)
+        self._now = now
         self.metadata: ControllerMetadata = EMPTY_METADATA
         self.applied = 0  # entries of the DLedger log applied to ``metadata``
         self.active_term = -1  # the term whose empty proposal committed (leader state)
@@ -176,6 +177,7 @@ class ControllerNode:
     # ------------------------------------------------------------------ driver API
 
     def tick(self, now: int) -> Ready:
+        self._now = now
         inner = self.dledger.tick(now)
         self._after_dledger(now)
         cfg = self.rules.config
@@ -189,7 +191,23 @@ class ControllerNode:
         self._schedule(now)
         return self._ready(inner)
 
+    def next_deadline(self) -> int | None:
+        """The earliest time at which ``tick`` can do anything: the DLedger node's own
+        deadline, the next expiry or re-election scan, or at once while the scheduler has
+        work it could not start (or a new leader still has to propose its no-op)."""
+        d = self.dledger
+        due = min(self.next_expiry_scan, self.next_reelect_scan)
+        inner = d.next_deadline()
+        if inner is not None and inner < due:
+            due = inner
+        waiting = self.queue or self.expired_queue or self.reelect_due
+        if (self.is_active and self.pending is None and waiting) or (
+                d.role is Role.LEADER and self.active_term != d.curr_term and self.noop_index < 0):
+            return self._now
+        return due
+
     def step(self, message: Message, now: int) -> Ready:
+        self._now = now
         payload = message.payload
         if isinstance(payload, ControllerCall):
             self._on_call(message.src, payload, now)

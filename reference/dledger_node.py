@@ -29,6 +29,7 @@ from spec.dledger.candidate import (
     CandidateAction,
     NextVote,
     candidate_action,
+    candidate_due_at,
     count_vote,
     next_time_after_parse,
     next_vote_time,
@@ -38,6 +39,7 @@ from spec.dledger.candidate import (
 )
 from spec.dledger.heartbeat import (
     count_heartbeat,
+    heartbeat_due_at,
     heartbeat_latch_open,
     leader_should_send_heartbeat,
     start_heartbeat_counts,
@@ -243,6 +245,41 @@ class DLedgerNode:
         if handler is not None:
             handler(self, message.src, payload, now)
         return self._ready()
+
+    def next_deadline(self) -> int:
+        """The earliest time at which ``tick`` can do anything (the simulator's deadline):
+        the maintainer's next timer by role and open round, the leader's dispatchers'
+        next push, or at once while the state machine has entries to apply."""
+        if self.applied_index < self.committed_index:
+            return self._now
+        if self._vote_round is not None:
+            due = self._vote_round.deadline
+        elif self._hb_round is not None:
+            r = self._hb_round
+            due = r.decide_at if r.decide_at is not None else r.deadline
+        elif self.role is Role.LEADER:
+            due = heartbeat_due_at(self.last_send_heartbeat_time, self.timing)
+        elif self.role is Role.FOLLOWER:
+            due = self.proc.follower_timeout_at(self.last_leader_heartbeat_time, self.timing)
+        else:
+            due = candidate_due_at(self.next_time_to_request_vote, self.need_increase_term_immediately)
+        if self.role is Role.LEADER:
+            for peer in self._others:
+                push = self._push_due(peer)
+                if push is not None and (due is None or push < due):
+                    due = push
+        return due
+
+    def _push_due(self, peer: str) -> int | None:
+        """When ``_dispatch(peer)`` next sends something (None: not until the state changes)."""
+        pending = self._outstanding.get(peer)
+        if pending is not None:
+            return self._push_timeout_at(pending[1])
+        d, request = next_push(self._dispatchers[peer], self.log, self.curr_term, self.node_id,
+                               self.committed_index, self.profile.log_generation, self._push_seq + 1)
+        if request is not None:
+            return self._now
+        return self._commit_push_due(peer) if d.state is DispatcherState.APPEND else None
 
     # ------------------------------------------------------------------ plumbing
 
@@ -532,16 +569,22 @@ class DLedgerNode:
         for peer in self._others:
             self._dispatch(peer, now)
 
+    def _commit_push_due(self, peer: str) -> int:
+        return self._last_commit_push[peer] + self.timing.commit_push_interval_ms
+
+    def _push_timeout_at(self, sent_at: int) -> int:
+        return sent_at + self.timing.push_timeout_ms
+
     def _dispatch(self, peer: str, now: int) -> None:
         pending = self._outstanding.get(peer)
         if pending is not None:
-            if now - pending[1] < self.timing.push_timeout_ms:
+            if now < self._push_timeout_at(pending[1]):
                 return
             # no answer in time: the pusher starts over with a compare
             del self._outstanding[peer]
             d = self._dispatchers[peer]
             self._dispatchers[peer] = Dispatcher(DispatcherState.COMPARE, d.next_index, d.match_index)
-        self._push_seq += 1
+        seq = self._push_seq + 1  # numbers the pushes sent (a request id; DLedger has none)
         d, request = next_push(
             self._dispatchers[peer],
             self.log,
@@ -549,14 +592,15 @@ class DLedgerNode:
             self.node_id,
             self.committed_index,
             self.profile.log_generation,
-            self._push_seq,
+            seq,
         )
         self._dispatchers[peer] = d
         if request is None and d.state is DispatcherState.APPEND:
-            if now - self._last_commit_push[peer] >= self.timing.commit_push_interval_ms:
-                request = commit_push(self.curr_term, self.node_id, self.committed_index, self._push_seq)
+            if now >= self._commit_push_due(peer):
+                request = commit_push(self.curr_term, self.node_id, self.committed_index, seq)
         if request is None:
             return
+        self._push_seq = seq
         if request.type in (PushType.COMMIT, PushType.APPEND):
             self._last_commit_push[peer] = now
         self._outstanding[peer] = (request, now)

@@ -194,7 +194,8 @@ MUTANTS: dict[str, Mutant] = {
             "followers never time out: after the leader dies nobody campaigns",
             "liveness",
             ("liveness",),
-            procedures=lambda p: attrs.evolve(p, follower_timed_out=lambda now, last, timing=None: False),
+            procedures=lambda p: attrs.evolve(p, follower_timed_out=lambda now, last, timing=None: False,
+                                              follower_timeout_at=lambda last, timing=None: None),
         ),
     )
 }

@@ -4,7 +4,12 @@ A node (reference DLedger node, broker replica, controller node, or an adapter
 wrapping a foreign implementation) is a state machine in the style of etcd-io/raft:
 
 * ``tick(now)``: simulated time has reached ``now`` (milliseconds); the simulator
-  calls it every ``TICK_MS``.
+  calls it on the node's ``TICK_MS`` grid, but only from the node's deadline on.
+* ``next_deadline()`` (optional): the earliest time at which ``tick`` can do anything,
+  given the node's state now (None: no timer, only a message can wake it). Asked after
+  every activation. Never later than the node's next real timer: a late deadline
+  changes behaviour, an early one costs an idle tick. A node without it is ticked at
+  every grid time.
 * ``step(message, now)``: a message has arrived.
 * both return a :class:`Ready`: the messages to send and, if durable state changed,
   the complete durable state to persist. The driver "writes" ``persist`` before it
@@ -57,6 +62,8 @@ class Node(Protocol):
     node_id: str
 
     def tick(self, now: int) -> Ready: ...
+
+    # optional: def next_deadline(self) -> int | None: ...
 
     def step(self, message: Message, now: int) -> Ready: ...
 

@@ -20,6 +20,8 @@ class DLedgerProcedures:
     parse_vote_result: Callable = candidate.parse_vote_result
     decide_heartbeat_round: Callable = heartbeat.decide_heartbeat_round
     follower_timed_out: Callable = heartbeat.follower_timed_out
+    # when follower_timed_out first holds (None: never); replaced together with it
+    follower_timeout_at: Callable = heartbeat.follower_timeout_at
     handle_push: Callable = log.handle_push
     leader_commit_index: Callable = log.leader_commit_index
     ledger_end_term_after_append: Callable = log.ledger_end_term_after_append

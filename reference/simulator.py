@@ -8,8 +8,13 @@ give the same trace, byte for byte.
 
 The simulator owns:
 
-* time (milliseconds) and the nodes' ticks, every ``TICK_MS`` from one tick after
-  each node's boot (boot times: ``start_spread_ms`` draws them, ``boot_at`` fixes them);
+* time (milliseconds) and the nodes' ticks. Each node ticks on its own 10 ms grid
+  (``TICK_MS``), from one tick after its boot (boot times: ``start_spread_ms`` draws
+  them, ``boot_at`` fixes them), but only when it has something to do: a node that has
+  ``next_deadline()`` says after each activation when its tick can next do anything,
+  and the simulator wakes it at the first grid time at or after that deadline (or
+  when a monitor asks, ``wake_at``). A node without it is ticked at every grid time.
+  Idle ticks are skipped, not simulated: see "Deadlines" below;
 * the network: per-message delay in ``[min_delay_ms, max_delay_ms]``, loss and
   duplication probabilities, symmetric partitions and one-way link blocks. A message
   that crosses a cut is lost when sent or, if the cut appears while it is in flight,
@@ -18,6 +23,17 @@ The simulator owns:
   ``Ready.persist`` (its "disk"); a restart rebuilds the node from it;
 * an optional *manual* network, where messages wait in flight until a script
   delivers, drops or duplicates them explicitly (etcd-raft style interaction tests).
+
+Deadlines. Skipping idle ticks changes nothing a node or a trace can see, because
+events run in exactly the order a simulator ticking every node every 10 ms runs them.
+That order is: by time; at equal times, by when the event was scheduled; then by the
+position, among the activations at that earlier time, of the activation that scheduled
+it, and by the order it scheduled things in. A tick at ``t`` counts as scheduled by the
+node's tick at ``t - 10`` (right after that tick's own messages), the first tick by the
+boot. A skipped tick has no activation of its own, so its position is worked out when
+needed (``_tick_before``): it follows messages back, 10 ms at a time, while they tie.
+Ticks of different nodes at one time keep the order they had when the later of them
+booted (``_Chain.rank``).
 
 After every node activation (a tick, a delivery, a client request, a boot) and every
 crash, each of ``observers(sim, node_id, incoming, ready)`` is called (the message
@@ -30,6 +46,7 @@ from __future__ import annotations
 import heapq
 import json
 import random
+from array import array
 from typing import Any, Callable, Iterable, Mapping
 
 import attrs
@@ -106,10 +123,65 @@ class SimulationError(Exception):
     """A script asked for something impossible (unknown node, no such message)."""
 
 
-_TICK, _DELIVER = 0, 1
+_WAKE, _DELIVER, _BOOT = 0, 1, 2
+_AFTER_SENDS = 1 << 62  # a tick's next tick is scheduled after everything the tick sent
+
+
+class _Chain:
+    """One incarnation of a node and its tick grid (boot time + k * TICK_MS, k >= 1)."""
+
+    __slots__ = ("index", "node_id", "node", "boot_time", "boot_act", "rank", "wake_at", "pending", "requested",
+                 "deadlines")
+
+    def __init__(self, index: int, node_id: str, node: Node, boot_time: int, boot_act: int, rank: tuple,
+                 deadlines: bool):
+        self.index = index  # activations that are this chain's ticks have parent -1 - index
+        self.node_id = node_id
+        self.node = node
+        self.boot_time = boot_time
+        self.boot_act = boot_act
+        self.rank = rank  # order of this chain's ticks among other chains' ticks at the same time
+        self.wake_at: int | None = None  # the tick it is to be woken at
+        self.pending: set[int] = set()  # times with a wake in the heap (some may be stale)
+        self.requested: int | None = None  # a monitor's wake_at
+        self.deadlines = deadlines and callable(getattr(node, "next_deadline", None))
+
+
+class _TickAt:
+    """Heap-key stand-in for "chain's tick at time t", which schedules its tick at t + 10.
+
+    It compares with an activation id (an int) as the old ticker's sequence numbers
+    would have, and with another chain's tick at the same time by rank.
+    """
+
+    __slots__ = ("sim", "chain", "t")
+
+    def __init__(self, sim: "Simulator", chain: _Chain, t: int):
+        self.sim, self.chain, self.t = sim, chain, t
+
+    def __eq__(self, other) -> bool:
+        if type(other) is _TickAt:
+            return other.chain is self.chain
+        return self.sim._act_parent[other] == -1 - self.chain.index  # it is this tick itself
+
+    def __lt__(self, other) -> bool:
+        if type(other) is _TickAt:
+            return self.chain.rank < other.chain.rank
+        return self.sim._tick_before(self.chain, self.t, other)
+
+    def __gt__(self, other) -> bool:
+        if type(other) is _TickAt:
+            return self.chain.rank > other.chain.rank
+        return not self.__eq__(other) and not self.sim._tick_before(self.chain, self.t, other)
+
+    __hash__ = None
 
 
 class Simulator:
+    # False: tick every node at every grid time, whatever its deadlines say (the behaviour
+    # before deadlines; tests and benchmarks/trace_digests.py compare the two)
+    use_deadlines = True
+
     def __init__(
         self,
         seed: int,
@@ -145,23 +217,96 @@ class Simulator:
         self.deliveries = 0
         self.ticks = 0
         self.timer_firings = 0
+        # heap entries: (time, scheduled at, scheduling activation, its k-th schedule, kind, data)
         self._heap: list[tuple] = []
         self._summaries: dict[str, Any] = {}
-        self._seq = 0
         self._events = 0
+        # activations (ids 0, 1, ...): when the event that started each was scheduled, and
+        # by which activation (-1 - chain index for a chain's tick); what _tick_before reads
+        self._act_sched = array("q")
+        self._act_parent = array("q")
+        self._act = -1  # the activation running now
+        self._k = 0  # how many events it has scheduled so far
+        self._chains: list[_Chain] = []
+        self._chain_of: dict[str, _Chain | None] = {n: None for n in self.node_ids}
+        self._restarts = 0
         self._net_rng = random.Random(f"{seed}:net")
         boot_rng = random.Random(f"{seed}:boot")
-        for n in self.node_ids:
+        for i, n in enumerate(self.node_ids):
             at = boot_rng.randint(0, start_spread_ms) if start_spread_ms > 0 else 0
             if boot_at and n in boot_at:
                 at = boot_at[n]
-            self._schedule(at, _TICK, (n, 0, True))
+            # scheduled before anything else: first at their time, in node order
+            heapq.heappush(self._heap, (at, -1, -1, i, _BOOT, (n, 0, (0, -at, i))))
 
     # ------------------------------------------------------------------ helpers
 
+    def _begin(self, scheduled_at: int, parent: int) -> None:
+        """An activation starts: the event that started it was scheduled at ``scheduled_at``
+        by activation ``parent`` (-1 - chain index: that chain's tick; script actions: 0)."""
+        self._act += 1
+        self._act_sched.append(scheduled_at)
+        self._act_parent.append(parent)
+        self._k = 0
+
     def _schedule(self, at: int, kind: int, data: Any) -> None:
-        self._seq += 1
-        heapq.heappush(self._heap, (at, self._seq, kind, data))
+        heapq.heappush(self._heap, (at, self.now, self._act, self._k, kind, data))
+        self._k += 1
+
+    def _tick_before(self, chain: _Chain, t: int, act: int) -> bool:
+        """Whether ``chain``'s tick at ``t`` (run or skipped) comes before activation ``act``,
+        which ran at ``t``, in the order of a simulator that ticks every 10 ms."""
+        parent, scheduled = self._act_parent, self._act_sched
+        me = -1 - chain.index
+        while True:
+            by = parent[act]
+            if by < 0:  # act is a tick too (of chain -1 - by)
+                return by != me and chain.rank < self._chains[-1 - by].rank
+            at = scheduled[act]
+            if at != t - TICK_MS:
+                return at > t - TICK_MS  # scheduled after the tick's own scheduling: after it
+            # both were scheduled at t - 10: compare the tick at t - 10 with ``by``
+            t -= TICK_MS
+            if t == chain.boot_time:
+                return chain.boot_act < by
+            if parent[by] == me:
+                return False  # sent by that very tick, which schedules the next one last
+            act = by
+
+    def _plan_wake(self, chain: _Chain) -> None:
+        """Put ``chain``'s next tick in the heap: the first grid time not yet passed at or
+        after the node's deadline (every grid time for a node without deadlines)."""
+        if self._chain_of[chain.node_id] is not chain:
+            return
+        now = self.now
+        deadline = chain.node.next_deadline() if chain.deadlines else now
+        if chain.requested is not None and (deadline is None or chain.requested < deadline):
+            deadline = chain.requested
+        if deadline is None:
+            chain.wake_at = None
+            return
+        first = chain.boot_time + TICK_MS
+        at = max(deadline, now, first)
+        at = first + -(-(at - first) // TICK_MS) * TICK_MS
+        if at == now:
+            act = self._act
+            if self._act_parent[act] == -1 - chain.index or self._tick_before(chain, now, act):
+                at += TICK_MS  # the tick at ``now`` has run (or was skipped) already
+        chain.wake_at = at
+        if at not in chain.pending:
+            chain.pending.add(at)
+            where = chain.boot_act if at - TICK_MS == chain.boot_time else _TickAt(self, chain, at - TICK_MS)
+            heapq.heappush(self._heap, (at, at - TICK_MS, where, _AFTER_SENDS, _WAKE, chain))
+
+    def wake_at(self, node_id: str, t: int) -> None:
+        """Tick ``node_id`` at its first grid time at or after ``t`` even if it has nothing
+        to do then (a monitor that judges the passing of time asks for this)."""
+        chain = self._chain_of[node_id]
+        if chain is None:
+            return
+        if chain.requested is None or t < chain.requested:
+            chain.requested = t
+            self._plan_wake(chain)
 
     def _emit(self, kind: str, node: str | None = None, data: Any = None) -> TraceEvent:
         self._events += 1
@@ -204,11 +349,21 @@ class Simulator:
 
     # ------------------------------------------------------------------ node I/O
 
-    def _boot(self, node_id: str) -> None:
-        inc = self.incarnation[node_id]
-        self.nodes[node_id] = self.factory(node_id, self.disk[node_id], self.now, self._draw_for(node_id, inc))
+    def _boot(self, node_id: str, inc: int, rank: tuple | None) -> None:
+        if inc != self.incarnation[node_id] or self.nodes[node_id] is not None:
+            return
+        # The node answers messages from now on; its own maintenance starts one tick
+        # later (DLedger starts the RPC service before the elector's thread).
+        node = self.nodes[node_id] = self.factory(node_id, self.disk[node_id], self.now, self._draw_for(node_id, inc))
+        if rank is None:  # a restart: its ticks come after those of every chain running now
+            self._restarts += 1
+            rank = (1, self._restarts)
+        chain = _Chain(len(self._chains), node_id, node, self.now, self._act, rank, self.use_deadlines)
+        self._chains.append(chain)
+        self._chain_of[node_id] = chain
         self._emit("boot" if inc == 0 else "restart", node_id)
         self._after(node_id)
+        self._plan_wake(chain)
 
     def _handle_ready(self, node_id: str, ready: Ready) -> None:
         if ready.persist is not None:
@@ -244,6 +399,7 @@ class Simulator:
             self._emit("duplicate", m.src, m)
 
     def _deliver(self, m: Message) -> None:
+        """Deliver ``m`` now, in the activation begun for it."""
         node = self.nodes.get(m.dst)
         if node is None or not self.link_up(m.src, m.dst):
             self._emit("drop", m.dst, m)
@@ -254,40 +410,41 @@ class Simulator:
         self._emit("deliver", m.dst, m)
         self._handle_ready(m.dst, ready)
         self._after(m.dst, m, ready)
+        self._plan_wake(self._chain_of[m.dst])
 
-    def _tick(self, node_id: str, inc: int, boot: bool) -> None:
-        if boot:
-            if inc != self.incarnation[node_id] or self.nodes[node_id] is not None:
-                return
-            # The node answers messages from now on; its own maintenance starts one
-            # tick later (DLedger starts the RPC service before the elector's thread).
-            self._boot(node_id)
-            self._schedule(self.now + TICK_MS, _TICK, (node_id, inc, False))
-            return
-        node = self.nodes[node_id]
-        if node is None or inc != self.incarnation[node_id]:
-            return  # a tick of a crashed incarnation
+    def _wake(self, chain: _Chain, at: int) -> None:
+        chain.pending.discard(at)
+        if chain.wake_at != at or self._chain_of[chain.node_id] is not chain:
+            return  # superseded by a later deadline, or the node crashed
+        self._begin(at - TICK_MS, -1 - chain.index)
+        if chain.requested is not None and chain.requested <= at:
+            chain.requested = None
+        node = chain.node
         self.steps += 1
         self.ticks += 1
         version = getattr(node, "version", None)
-        ready = node.tick(self.now)
+        ready = node.tick(at)
         if ready.messages or ready.persist is not None or getattr(node, "version", None) != version:
             self.timer_firings += 1
-        self._handle_ready(node_id, ready)
-        self._after(node_id, None, ready)
-        self._schedule(self.now + TICK_MS, _TICK, (node_id, inc, False))
+        self._handle_ready(chain.node_id, ready)
+        self._after(chain.node_id, None, ready)
+        self._plan_wake(chain)
 
     # ------------------------------------------------------------------ time
 
     def run_until(self, t: int) -> None:
         heap = self._heap
         while heap and heap[0][0] <= t:
-            at, _, kind, data = heapq.heappop(heap)
+            at, scheduled_at, by, _, kind, data = heapq.heappop(heap)
             self.now = at
-            if kind == _TICK:
-                self._tick(*data)
-            else:
+            if kind == _DELIVER:
+                self._begin(scheduled_at, by)
                 self._deliver(data)
+            elif kind == _WAKE:
+                self._wake(data, at)
+            else:
+                self._begin(scheduled_at, 0)
+                self._boot(*data)
         self.now = max(self.now, t)
 
     def run_for(self, ms: int) -> None:
@@ -306,6 +463,7 @@ class Simulator:
         if callable(crash):
             self.disk[node_id] = crash()
         self.nodes[node_id] = None
+        self._chain_of[node_id] = None
         self.incarnation[node_id] += 1
         self._emit("crash", node_id)
         self._after(node_id)
@@ -314,7 +472,8 @@ class Simulator:
         self._check_node(node_id)
         if self.nodes[node_id] is not None:
             return
-        self._schedule(self.now, _TICK, (node_id, self.incarnation[node_id], True))
+        self._begin(self.now, 0)  # a script action
+        self._schedule(self.now, _BOOT, (node_id, self.incarnation[node_id], None))
         self.run_until(self.now)  # boot now
 
     def partition(self, groups: list[list[str]]) -> None:
@@ -362,11 +521,13 @@ class Simulator:
         node = self.nodes[node_id]
         if node is None:
             return
+        self._begin(self.now, 0)  # a script action
         self.steps += 1
         message = Message("client", node_id, payload)
         ready = node.step(message, self.now)
         self._handle_ready(node_id, ready)
         self._after(node_id, message, ready)
+        self._plan_wake(self._chain_of[node_id])
 
     # ------------------------------------------------------------------ manual network
 
@@ -379,6 +540,7 @@ class Simulator:
 
     def deliver(self, src: str, dst: str, kind: str | None = None) -> None:
         m = self.in_flight.pop(self._find(src, dst, kind))
+        self._begin(self.now, 0)  # a script action
         self._deliver(m)
 
     def drop(self, src: str, dst: str, kind: str | None = None) -> None:
@@ -394,6 +556,7 @@ class Simulator:
         """Deliver everything in flight, including what the deliveries send (bounded)."""
         delivered = 0
         while self.in_flight and delivered < 10_000:
+            self._begin(self.now, 0)  # a script action
             self._deliver(self.in_flight.pop(0))
             delivered += 1
         return delivered

@@ -125,6 +125,7 @@ class ControllerCluster(SimCluster):
         self.exempt: set[str] = set()
         self.heard: dict[tuple[str, str], int] = {}  # (controller, broker) -> last heartbeat delivered
         self.stuck_since: dict[str, tuple[tuple, int]] = {}  # set -> (active period, since)
+        self._broker_presence: dict[str, tuple] = {}  # broker -> (up, broker id), as _check_stuck reads them
         self.masters: list[tuple[int, int, str]] = []  # (time, masterEpoch, broker) as masters start writing
         self.crash_times: list[tuple[int, str]] = []  # master crashes, for failover times
         self.failovers: list[float] = []
@@ -173,6 +174,11 @@ class ControllerCluster(SimCluster):
 
     def _observe(self, sim, node_id: str, incoming, ready) -> None:
         node = sim.nodes[node_id]
+        if node_id in self.brokers:
+            presence = (node is not None, node.broker_id if node is not None else None)
+            if self._broker_presence.get(node_id) != presence:
+                self._broker_presence[node_id] = presence
+                self._wake_active_controllers()  # their next tick judges the stuck master again
         if node is None:
             return
         if node_id in self.controllers:
@@ -242,6 +248,19 @@ class ControllerCluster(SimCluster):
                                        f"{name}: {controller} keeps a dead master for {now - since} ms "
                                        f"while an electable broker heartbeats", name))
                 self.stuck_since[name] = (period, now)
+        # The verdict also changes with time alone (a heartbeat grows too old, a stuck set
+        # reaches the bound): look again then, as a check on every tick would.
+        due = [since + STUCK_BOUND_MS + 1 for _, since in self.stuck_since.values()]
+        due += [self.heard[(controller, b)] + DEFAULT_HEARTBEAT_TIMEOUT_MS + 1 for b in self.brokers
+                if now - self.heard.get((controller, b), -DEFAULT_HEARTBEAT_TIMEOUT_MS - 1) <= DEFAULT_HEARTBEAT_TIMEOUT_MS]
+        if due:
+            self.sim.wake_at(controller, min(due))
+
+    def _wake_active_controllers(self) -> None:
+        for c in self.controllers:
+            node = self.sim.nodes[c]
+            if node is not None and node.is_active:
+                self.sim.wake_at(c, self.sim.now)
 
     def _observe_broker(self, node_id: str, node) -> None:
         restarted = self._broker_seen.get(node_id) is not node

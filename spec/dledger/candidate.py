@@ -15,6 +15,7 @@ from typing import Callable
 import attrs
 
 from spec.dledger.effects import BecomeCandidate, BecomeLeader
+from spec.dledger.member_state import NEVER
 from spec.dledger.profiles import DEFAULT_PROFILE, DEFAULT_TIMING, Profile, Timing
 from spec.dledger.records import ParseResult, VoteResponse, VoteResult
 from spec.quorum import is_quorum
@@ -39,13 +40,18 @@ def candidate_action(
     WAIT_TO_REVOTE; after INCREASE_TERM_ONLY it clears needIncreaseTermImmediately and
     sets nextTimeToRequestVote := next_vote_time(now).
     """
-    if now < next_time_to_request_vote and not need_increase_term_immediately:
+    if now < candidate_due_at(next_time_to_request_vote, need_increase_term_immediately):
         return CandidateAction.WAIT
     if need_increase_term_immediately:
         return CandidateAction.INCREASE_TERM_ONLY
     if last_parse_result is ParseResult.WAIT_TO_VOTE_NEXT:
         return CandidateAction.CAMPAIGN_NEXT_TERM
     return CandidateAction.CAMPAIGN_SAME_TERM
+
+
+def candidate_due_at(next_time_to_request_vote: int, need_increase_term_immediately: bool) -> int:
+    """The first time (ms) at which ``candidate_action`` stops answering WAIT."""
+    return NEVER if need_increase_term_immediately else next_time_to_request_vote
 
 
 def next_vote_time(

@@ -31,7 +31,7 @@ from spec.dledger.effects import (
     BecomeCandidate,
     BecomeFollower,
 )
-from spec.dledger.member_state import MemberView, addressed_to_another, elapsed, of_another_group
+from spec.dledger.member_state import NEVER, MemberView, addressed_to_another, elapsed, of_another_group
 from spec.dledger.profiles import DEFAULT_PROFILE, DEFAULT_TIMING, Profile, Timing
 from spec.dledger.records import NO_TERM, HeartBeatRequest, HeartBeatResponse, ResponseCode
 from spec.quorum import is_quorum
@@ -102,7 +102,15 @@ HEARTBEAT_ROWS = (
 
 def leader_should_send_heartbeat(now: int, last_send_heartbeat_time: int, timing: Timing = DEFAULT_TIMING) -> bool:
     """maintainAsLeader: a new round when more than one interval since the last send."""
-    return elapsed(now, last_send_heartbeat_time) > timing.heartbeat_interval_ms
+    return now >= heartbeat_due_at(last_send_heartbeat_time, timing)
+
+
+def heartbeat_due_at(last_send_heartbeat_time: int, timing: Timing = DEFAULT_TIMING) -> int:
+    """The first time (ms) at which a leader's next heartbeat round starts: more than one
+    interval after the last send (``NEVER``: at once)."""
+    if last_send_heartbeat_time == NEVER:
+        return NEVER
+    return last_send_heartbeat_time + timing.heartbeat_interval_ms + 1
 
 
 @attrs.frozen(slots=True)
@@ -242,4 +250,11 @@ def follower_timed_out(now: int, last_leader_heartbeat_time: int, timing: Timing
     Only heartbeats reset the timer, never log pushes. The step-down keeps currTerm,
     so the first round after a timeout campaigns at the old term.
     """
-    return elapsed(now, last_leader_heartbeat_time) > timing.lease_ms
+    return now >= follower_timeout_at(last_leader_heartbeat_time, timing)
+
+
+def follower_timeout_at(last_leader_heartbeat_time: int, timing: Timing = DEFAULT_TIMING) -> int:
+    """The first time (ms) at which ``follower_timed_out`` holds (``NEVER``: at once)."""
+    if last_leader_heartbeat_time == NEVER:
+        return NEVER
+    return last_leader_heartbeat_time + timing.lease_ms + 1
