@@ -86,9 +86,18 @@ class RunSummary:
 
 
 class SimCluster:
-    """Base of scenario clusters. Subclasses call ``_start_simulator`` with a node factory."""
+    """Base of scenario clusters. Subclasses call ``_start_simulator`` with a node factory.
+
+    Monitors judge, after each activation, only what it can have changed: the node that
+    stepped (when its state changed) against accumulators of everything seen before.
+    ``full_check`` makes them judge every live node after every activation instead: the
+    oracle that tests hold the incremental check to (tests/conformance/test_incremental_checks.py).
+    A check of one step (a vote granted, a decision made) is judged for the node that
+    stepped in both modes.
+    """
 
     scenario = "?"
+    full_check = False
 
     def __init__(self, script: Script, record_trace: bool = True):
         self.script = script

@@ -126,6 +126,7 @@ class ControllerCluster(SimCluster):
         self.heard: dict[tuple[str, str], int] = {}  # (controller, broker) -> last heartbeat delivered
         self.stuck_since: dict[str, tuple[tuple, int]] = {}  # set -> (active period, since)
         self._broker_presence: dict[str, tuple] = {}  # broker -> (up, broker id), as _check_stuck reads them
+        self._master_log_seen: tuple | None = None  # (master, node, acknowledged, consumed) last judged
         self.masters: list[tuple[int, int, str]] = []  # (time, masterEpoch, broker) as masters start writing
         self.crash_times: list[tuple[int, str]] = []  # master crashes, for failover times
         self.failovers: list[float] = []
@@ -179,35 +180,48 @@ class ControllerCluster(SimCluster):
             if self._broker_presence.get(node_id) != presence:
                 self._broker_presence[node_id] = presence
                 self._wake_active_controllers()  # their next tick judges the stuck master again
-        if node is None:
-            return
-        if node_id in self.controllers:
-            if incoming is not None and isinstance(incoming.payload, BrokerHeartbeat):
-                self.heard[(node_id, incoming.src)] = sim.now
-            self._observe_controller(node_id, node)
-        else:
-            self._observe_broker(node_id, node)
+        if node is not None:
+            if node_id in self.controllers:
+                if incoming is not None and isinstance(incoming.payload, BrokerHeartbeat):
+                    self.heard[(node_id, incoming.src)] = sim.now
+                self._observe_controller(node_id, node)
+            else:
+                self._observe_broker(node_id, node)
+        self._judge_new_master_log()
+        if self.full_check:  # the oracle: every other node too (time-driven checks keep their own clock)
+            for other in self.peers:
+                n = sim.nodes[other]
+                if other != node_id and n is not None:
+                    if other in self.controllers:
+                        self._observe_controller(other, n, judge_time=False)
+                    else:
+                        self._observe_broker(other, n)
 
-    def _observe_controller(self, node_id: str, node) -> None:
+    def _observe_controller(self, node_id: str, node, judge_time: bool = True) -> None:
         config = self.controller_config
         seen = self._controller_seen.get(node_id)
         before = seen[2] if seen is not None and seen[0] is node else None
-        if seen is None or seen[0] is not node or seen[1] != node.applied:
+        changed = seen is None or seen[0] is not node or seen[1] != node.applied
+        if changed or self.full_check:
+            # an unchanged controller is judged again (full_check) against the histories,
+            # which only a change updates: observe_controller forgets recreated sets
             after = node.metadata
             if before is not None:
                 self._record(inv.epochs_never_decrease(before, after))
             self._record(inv.master_in_sync_state_set(after, self.exempt))
-            self.check_codes, found = self.check_codes.observe(after)
+            check_codes, found = self.check_codes.observe(after)
             self._record(found)
-            self.sync_state_sets, found = self.sync_state_sets.observe_controller(after)
+            sync_state_sets, found = self.sync_state_sets.observe_controller(after)
             self._record(found)
-            self.master_epochs, found = self.master_epochs.observe_controller(after)
+            master_epochs, found = self.master_epochs.observe_controller(after)
             self._record(found)
-            self._controller_seen[node_id] = (node, node.applied, after)
+            if changed:
+                self.check_codes, self.sync_state_sets, self.master_epochs = check_codes, sync_state_sets, master_epochs
+                self._controller_seen[node_id] = (node, node.applied, after)
         for d in node.decisions:
             self._check_decision(d, config)
         node.decisions.clear()
-        if node.is_active:
+        if node.is_active and judge_time:
             self._check_stuck(node_id, node)
 
     def _check_decision(self, d, config) -> None:
@@ -297,15 +311,29 @@ class ControllerCluster(SimCluster):
                 members[other_id] = end
         self._record(inv.confirm_offset_bounded(node_id, node.confirm_offset, node.max_offset, members))
         if self.current_master() == node_id:
-            log = node.log_entries()
-            lost = inv.acknowledged_messages_present(self.acknowledged, log)
-            if self.all_ack:
-                self._record(lost)
-            else:
-                for v in lost:
-                    self.add_finding(v.subject, v.detail)
-            self._record(inv.consumed_messages_present(self.consumed, log))
-            self._record(inv.queue_offsets_unique(log))
+            self._judge_master_log(node_id, node)
+
+    def _judge_master_log(self, node_id: str, node: ControllerModeBroker) -> None:
+        self._master_log_seen = (node_id, node, len(self.acknowledged), len(self.consumed))
+        log = node.log_entries()
+        lost = inv.acknowledged_messages_present(self.acknowledged, log)
+        if self.all_ack:
+            self._record(lost)
+        else:
+            for v in lost:
+                self.add_finding(v.subject, v.detail)
+        self._record(inv.consumed_messages_present(self.consumed, log))
+        self._record(inv.queue_offsets_unique(log))
+
+    def _judge_new_master_log(self) -> None:
+        """The master's log against what was acknowledged and consumed, also when another
+        broker becomes the current master or the sets grow without the master stepping."""
+        master = self.current_master()
+        if master is None:
+            return
+        node = self.sim.nodes[master]
+        if self._master_log_seen != (master, node, len(self.acknowledged), len(self.consumed)):
+            self._judge_master_log(master, node)
 
     def _master_started(self, node_id: str, epoch: int) -> None:
         now = self.sim.now

@@ -77,7 +77,12 @@ class DLedgerCluster(SimCluster):
     # ------------------------------------------------------------------ monitor
 
     def _observe(self, sim: Simulator, node_id: str, incoming, ready) -> None:
+        """Judge what this activation can have changed: the node that stepped, when its
+        state changed (its ``version``) or it answered a vote, against the history of
+        everything recorded before (``full_check``: every live node, every time)."""
         node = sim.nodes[node_id]
+        if self.full_check:
+            self._judge_others(sim, node_id)
         if node is None:
             self.node_crashed(node_id)
             if node_id == self._leader:
@@ -86,11 +91,19 @@ class DLedgerCluster(SimCluster):
         version = getattr(node, "version", None)
         is_vote = incoming is not None and isinstance(incoming.payload, VoteRequest)
         if version is not None and version == self._versions.get(node_id) and not is_vote:
+            if self.full_check:
+                self.judge(node.observe(), None, None)
             return
         self._versions[node_id] = version
         view = node.observe()
         self.judge(view, incoming, ready)
         self._track_leader(view)
+
+    def _judge_others(self, sim: Simulator, node_id: str) -> None:
+        for other in self.peers:
+            node = sim.nodes[other]
+            if other != node_id and node is not None:
+                self.judge(node.observe(), None, None)
 
     def node_crashed(self, node_id: str) -> None:
         """``node_id`` just crashed (DLedger's invariants remember nothing volatile)."""

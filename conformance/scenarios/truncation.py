@@ -45,6 +45,8 @@ class TruncationCluster(SimCluster):
         self.acknowledged: dict[str, int] = {}  # id -> offset, acknowledged by the whole set
         self.written = 0
         self._handshakes: dict[str, tuple | None] = {}
+        self._seen: dict[str, tuple] = {}  # replica -> (node, version) when last judged
+        self._master_seen: tuple | None = None  # (master, version, epoch, acknowledged count) when last judged
         self.failovers = 0
         self.elections: list[tuple[int, int, str]] = []  # (time, epoch, master) per failover
 
@@ -56,13 +58,37 @@ class TruncationCluster(SimCluster):
     # ------------------------------------------------------------------ monitor
 
     def _observe(self, sim, node_id: str, incoming, ready) -> None:
+        """Judge the replica that stepped if its state changed, and the current master
+        against the acknowledged set if either changed (``full_check``: every replica
+        and the master after every activation)."""
         node = sim.nodes[node_id]
         if node is None:
+            if self.full_check:
+                self._judge_all(sim)
             return
-        if node.role is Role.MASTER:
+        if node.role is Role.MASTER and node.acknowledged:
             for i in node.acknowledged:
                 self.acknowledged.setdefault(i, next(o for o, _, x in node.observe().log if x == i))
             node.acknowledged.clear()
+        if self.full_check:
+            self._judge_all(sim)
+            return
+        if self._seen.get(node_id) != (node, node.version):
+            self._seen[node_id] = (node, node.version)
+            self._judge_replica(sim, node_id, node)
+        master = sim.nodes.get(self.master) if self.master is not None else None
+        seen = (master, master.version, self.epoch, len(self.acknowledged)) if master is not None else None
+        if seen is not None and self._master_seen != seen:
+            self._master_seen = seen
+            self._judge_master(sim)
+
+    def _judge_all(self, sim) -> None:
+        for n in self.peers:
+            if sim.nodes[n] is not None:
+                self._judge_replica(sim, n, sim.nodes[n])
+        self._judge_master(sim)
+
+    def _judge_replica(self, sim, node_id: str, node) -> None:
         view = node.observe()
         for v in inv.replica_checks(view):
             self.violate(v)
@@ -79,6 +105,8 @@ class TruncationCluster(SimCluster):
                 found = inv.check_prefix_agreement(view, master.observe(), view.last_handshake[1])
                 if found is not None:
                     self.violate(found)
+
+    def _judge_master(self, sim) -> None:
         if self.master is not None and sim.nodes.get(self.master) is not None:
             m = sim.nodes[self.master]
             if m.role is Role.MASTER and m.epoch == self.epoch:
