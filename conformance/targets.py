@@ -16,6 +16,7 @@ a silent run of the reference in its place. See docs/adapters.md.
 """
 from __future__ import annotations
 
+import functools
 import random
 import re
 from typing import Any, Callable, Iterable, Mapping
@@ -44,6 +45,7 @@ _ROLE_PREFIX = re.compile(r"^(%s)=" % "|".join(ROLES))
 ROLE_SEPARATOR = " + "
 
 
+@functools.cache  # the installed metadata does not change while running (a lookup costs ~20 ms)
 def rmqha_version() -> str:
     try:
         from importlib.metadata import version

@@ -120,6 +120,8 @@ class _HeartbeatRound:
 
 
 class DLedgerNode:
+    summary_follows_version = True  # every change of summary() bumps version (the simulator relies on it)
+
     def __init__(
         self,
         node_id: str,

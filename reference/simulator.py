@@ -202,7 +202,7 @@ class Simulator:
         self.record_trace = record_trace
         self.observers = list(observers)
         self.now = 0
-        self.trace: list[TraceEvent] = []
+        self._trace: list[tuple] = []  # TraceEvent fields, made into records when read (``trace``)
         self.nodes: dict[str, Node | None] = {n: None for n in self.node_ids}
         self.disk: dict[str, Any] = {n: None for n in self.node_ids}
         self.incarnation: dict[str, int] = {n: 0 for n in self.node_ids}
@@ -220,6 +220,7 @@ class Simulator:
         # heap entries: (time, scheduled at, scheduling activation, its k-th schedule, kind, data)
         self._heap: list[tuple] = []
         self._summaries: dict[str, Any] = {}
+        self._versions: dict[str, tuple] = {}  # node id -> (node, version) at its last summary
         self._events = 0
         # activations (ids 0, 1, ...): when the event that started each was scheduled, and
         # by which activation (-1 - chain index for a chain's tick); what _tick_before reads
@@ -308,20 +309,30 @@ class Simulator:
             chain.requested = t
             self._plan_wake(chain)
 
-    def _emit(self, kind: str, node: str | None = None, data: Any = None) -> TraceEvent:
+    @property
+    def trace(self) -> list[TraceEvent]:
+        """Every event so far (with ``record_trace``)."""
+        return [TraceEvent(*fields) for fields in self._trace]
+
+    def _emit(self, kind: str, node: str | None = None, data: Any = None) -> None:
         self._events += 1
         if self.record_trace:
-            self.trace.append(TraceEvent(self._events, self.now, kind, node, data))
+            self._trace.append((self._events, self.now, kind, node, data))
 
     def _after(self, node_id: str, incoming: Message | None = None, ready: Ready | None = None) -> None:
         """Bookkeeping after ``node_id`` was activated or crashed."""
         if self.record_trace:
             node = self.nodes[node_id]
-            summary = node.summary() if node is not None else None
-            if summary != self._summaries.get(node_id):
-                self._summaries[node_id] = summary
-                if summary is not None:
-                    self._emit("state", node_id, summary)
+            # a node whose ``version`` moves with every change of its summary is asked
+            # for a summary only when its version moved
+            version = getattr(node, "version", None) if getattr(node, "summary_follows_version", False) else None
+            if version is None or self._versions.get(node_id) != (node, version):
+                self._versions[node_id] = (node, version)
+                summary = node.summary() if node is not None else None
+                if summary != self._summaries.get(node_id):
+                    self._summaries[node_id] = summary
+                    if summary is not None:
+                        self._emit("state", node_id, summary)
         for observe in self.observers:
             observe(self, node_id, incoming, ready)
 
