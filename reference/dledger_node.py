@@ -250,8 +250,9 @@ class DLedgerNode:
 
     def next_deadline(self) -> int:
         """The earliest time at which ``tick`` can do anything (the simulator's deadline):
-        the maintainer's next timer by role and open round, the leader's dispatchers'
-        next push, or at once while the state machine has entries to apply."""
+        the end of an open round, else the maintainer's next run whose timer (by role) is
+        due, the leader's dispatchers' next push, or at once while the state machine has
+        entries to apply."""
         if self.applied_index < self.committed_index:
             return self._now
         if self._vote_round is not None:
@@ -259,12 +260,15 @@ class DLedgerNode:
         elif self._hb_round is not None:
             r = self._hb_round
             due = r.decide_at if r.decide_at is not None else r.deadline
-        elif self.role is Role.LEADER:
-            due = heartbeat_due_at(self.last_send_heartbeat_time, self.timing)
-        elif self.role is Role.FOLLOWER:
-            due = self.proc.follower_timeout_at(self.last_leader_heartbeat_time, self.timing)
-        else:
-            due = candidate_due_at(self.next_time_to_request_vote, self.need_increase_term_immediately)
+        else:  # the maintainer's next run that can do something
+            if self.role is Role.LEADER:
+                due = heartbeat_due_at(self.last_send_heartbeat_time, self.timing)
+            elif self.role is Role.FOLLOWER:
+                due = self.proc.follower_timeout_at(self.last_leader_heartbeat_time, self.timing)
+            else:
+                due = candidate_due_at(self.next_time_to_request_vote, self.need_increase_term_immediately)
+            if due is not None and due < self._next_run:
+                due = self._next_run
         if self.role is Role.LEADER:
             for peer in self._others:
                 push = self._push_due(peer)

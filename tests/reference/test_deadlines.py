@@ -74,17 +74,21 @@ class Audited:
     def __getattr__(self, name):
         return getattr(self._node, name)
 
-    def _state(self):
+    def _state(self, now):
+        """What must not change: the summary, the version, the draws, and the grid tick the
+        deadline falls on (an idle maintainer run may move a deadline within one tick)."""
         node = self._node
-        return node.summary(), getattr(node, "version", None), node.next_deadline(), len(self._draws)
+        deadline = node.next_deadline()
+        on_grid = None if deadline is None else now + max(0, -(-(deadline - now) // TICK_MS)) * TICK_MS
+        return node.summary(), getattr(node, "version", None), on_grid, len(self._draws)
 
     def tick(self, now):
-        before = self._state()
+        deadline = self._node.next_deadline()
+        before = self._state(now)
         ready = self._node.tick(now)
-        deadline = before[2]
         if deadline is None or now < deadline:
             assert not ready.messages and ready.persist is None, f"{self._node.node_id} acted at {now} before its deadline {deadline}"
-            assert self._state() == before, f"{self._node.node_id} changed at {now} before its deadline {deadline}"
+            assert self._state(now) == before, f"{self._node.node_id} changed at {now} before its deadline {deadline}"
         return ready
 
 
