@@ -91,7 +91,7 @@ class SimCluster:
     Monitors judge, after each activation, only what it can have changed: the node that
     stepped (when its state changed) against accumulators of everything seen before.
     ``full_check`` makes them judge every live node after every activation instead: the
-    oracle that tests hold the incremental check to (tests/conformance/test_incremental_checks.py).
+    oracle that tests hold the incremental check to (tests/scenarios/test_incremental_checks.py).
     A check of one step (a vote granted, a decision made) is judged for the node that
     stepped in both modes.
     """

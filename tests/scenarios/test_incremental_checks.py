@@ -48,16 +48,7 @@ def mutant_runs():
         scenario = get_scenario(name)
         adapters = ("reference",) + tuple(f"mutant:{m.name}" for m in scenario.mutants)
         for config in plan_configs("incremental", 1, 0, scenario=name, adapters=adapters, group_sizes=sizes):
-            marks = ()
-            if config.adapter == "mutant:elect-keeps-master-epoch":
-                # Judged again, a lagging controller that still names broker 1 master of
-                # masterEpoch 0 meets the history's claim of broker 2 for it: a real
-                # one_master_per_master_epoch violation the incremental monitor misses,
-                # because MasterEpochHistory.observe_controller forgets the claims of a
-                # set it thinks recreated. The mutant is killed by reply_matches_state.
-                marks = pytest.mark.xfail(strict=True, reason="MasterEpochHistory forgets claims (see comment)")
-            runs.append(pytest.param(scenario.generate(config), config.adapter, id=f"{name}-{config.adapter}",
-                                     marks=marks))
+            runs.append(pytest.param(scenario.generate(config), config.adapter, id=f"{name}-{config.adapter}"))
     return runs
 
 
