@@ -398,6 +398,7 @@ class ControllerCluster(SimCluster):
         if node is None:
             return
         self.consumed.update(e.msg_id for e in node.visible())
+        self._judge_new_master_log()  # now, not at whichever node happens to activate next
 
     def step_elect(self, step: Step) -> None:
         active = self.active_controller()

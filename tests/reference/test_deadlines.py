@@ -26,12 +26,19 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = sorted(p for p in (ROOT / "tests" / "scenarios").rglob("*.rmqha") if "pysyncobj" not in p.name)
 
 
-def trace(script, adapter=None, deadlines=True) -> str:
+def trace(script, adapter=None, deadlines=True) -> tuple[str, dict]:
+    """The run's trace, and each distinct violation with the step and time it was first
+    reported (a monitor may report a standing violation again on each activation: there
+    are fewer activations with deadlines)."""
     Simulator.use_deadlines = deadlines
     try:
-        return execute(script, adapter, record_trace=True).cluster.trace_jsonl()
+        ex = execute(script, adapter, record_trace=True)
     finally:
         Simulator.use_deadlines = True
+    first: dict = {}
+    for r in ex.violations:
+        first.setdefault((r.violation.property, r.violation.message), (r.step, r.time))
+    return ex.cluster.trace_jsonl(), first
 
 
 def generated(scenario: str, seeds: int, adapters=("reference",), sizes=(3, 5), mixes=("mixed",)):
