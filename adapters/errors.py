@@ -36,3 +36,11 @@ class NotApplicable(UserError):
     def __init__(self, reason: str):
         super().__init__(f"not applicable: {reason}")
         self.reason = " ".join(str(reason).split())
+
+
+class ImplementationFailed(AdapterError):
+    """The implementation answered a call with an ``internal`` error: its code threw.
+
+    Still an implementation error; the differential may recognise it as a known
+    departure (upstream throws where the spec answers, ``conformance/departures.py``).
+    """

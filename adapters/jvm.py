@@ -19,7 +19,7 @@ from typing import Any, Iterable
 from adapters import codec
 from adapters.errors import AdapterError, UserError
 from adapters.operations import OPERATIONS
-from adapters.protocol import BAD_REQUEST, INTERNAL, PROTOCOL, UNSUPPORTED, error, ok
+from adapters.protocol import BAD_REQUEST, INTERNAL, PROTOCOL, UNSUPPORTED, Unsupported, error, ok
 
 
 def _jpype():
@@ -170,6 +170,8 @@ class RealClassesServer:
             return ok(rid, codec.encode(self.OPERATIONS[name](self, decode_args(name, req["args"]["args"]))))
         except (KeyError, TypeError, codec.CodecError) as exc:
             return error(rid, BAD_REQUEST, f"malformed request: {exc!r}")
+        except Unsupported as exc:  # an input the real classes cannot be driven with: not applicable
+            return error(rid, UNSUPPORTED, str(exc))
         except Exception as exc:  # noqa: BLE001 - the real code threw: reported, the driver decides
             return error(rid, INTERNAL, f"{type(exc).__name__}: {exc}")
 

@@ -8,7 +8,7 @@ by the name of the spec's internal table row). docs/adapter-protocol.md lists th
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import attrs
 
@@ -25,8 +25,10 @@ from spec.truncation import replication
 from spec.truncation.epoch_file import EpochFile
 from spec.broker import confirm_offset as broker_confirm
 from spec.broker import sync_state_set as broker_sss
-from spec.controller.heartbeat import StaticLiveness
-from spec.controller.records import ControllerMetadata
+from spec.controller import events as controller_events
+from spec.controller import heartbeat as controller_heartbeat
+from spec.controller.heartbeat import BrokerHeartbeat, HeartbeatTable, StaticLiveness
+from spec.controller.records import BrokerIdentity, ControllerMetadata
 from spec.controller.rules import ControllerRules
 from spec.controller.profiles import PROFILES as CONTROLLER_PROFILES
 
@@ -145,6 +147,37 @@ OPERATIONS: dict[str, Operation] = {
 }
 
 
+_ENTRY = Optional[ef.EpochEntry]
+
+# The rest of the epoch file (``EpochFileCache``): truncations, lookups, the last end.
+OPERATIONS.update({
+    op.name: op
+    for op in (
+        Operation("truncation.truncate_suffix_by_offset", "truncation", (("epoch_file", EpochFile), ("offset", int)),
+                  EpochFile, lambda profile, epoch_file, offset: ef.truncate_suffix_by_offset(epoch_file, offset)),
+        Operation("truncation.truncate_suffix_by_epoch", "truncation", (("epoch_file", EpochFile), ("epoch", int)),
+                  EpochFile, lambda profile, epoch_file, epoch: ef.truncate_suffix_by_epoch(epoch_file, epoch)),
+        Operation("truncation.truncate_prefix_by_offset", "truncation", (("epoch_file", EpochFile), ("offset", int)),
+                  EpochFile, lambda profile, epoch_file, offset: ef.truncate_prefix_by_offset(epoch_file, offset)),
+        Operation("truncation.set_last_end", "truncation", (("epoch_file", EpochFile), ("end", int)),
+                  EpochFile, lambda profile, epoch_file, end: ef.set_last_end(epoch_file, end)),
+        Operation("truncation.find_entry_by_offset", "truncation", (("epoch_file", EpochFile), ("offset", int)),
+                  _ENTRY, lambda profile, epoch_file, offset: ef.find_entry_by_offset(epoch_file, offset)),
+        Operation("truncation.find_entry_by_epoch", "truncation", (("epoch_file", EpochFile), ("epoch", int)),
+                  _ENTRY, lambda profile, epoch_file, epoch: ef.find_entry_by_epoch(epoch_file, epoch)),
+        Operation("truncation.next_entry", "truncation", (("epoch_file", EpochFile), ("epoch", int)),
+                  _ENTRY, lambda profile, epoch_file, epoch: ef.next_entry(epoch_file, epoch)),
+        Operation(
+            "truncation.on_transfer_header", "truncation",
+            (("epoch_file", EpochFile), ("slave_max", int), ("header", replication.TransferHeader)),
+            replication.HeaderDecision,
+            lambda profile, epoch_file, slave_max, header: replication.on_transfer_header(epoch_file, slave_max,
+                                                                                          header),
+        ),
+    )
+})
+
+
 def _controller(profile: str | None, metadata, request, liveness, is_leader=True):
     rules = ControllerRules.for_profile(profile or "rocketmq-5.1")
     return rules.handle(metadata, request, liveness, is_leader=is_leader)
@@ -158,6 +191,27 @@ OPERATIONS.update({
             (("metadata", ControllerMetadata), ("request", Any), ("liveness", StaticLiveness), ("is_leader", bool)),
             Any, _controller,
             lambda r: (r.response, r.events), tuple(CONTROLLER_PROFILES),
+        ),
+        # the replicated state machine: one committed event applied to the metadata
+        Operation(
+            "controller.apply_event", "controller", (("metadata", ControllerMetadata), ("event", Any)),
+            ControllerMetadata, lambda profile, metadata, event: controller_events.apply_event(metadata, event),
+        ),
+        # one controller node's heartbeat table (DefaultBrokerHeartbeatManager)
+        Operation(
+            "controller.on_broker_heartbeat", "controller",
+            (("table", HeartbeatTable), ("heartbeat", BrokerHeartbeat), ("now", int)), HeartbeatTable,
+            lambda profile, table, heartbeat, now: controller_heartbeat.on_broker_heartbeat(table, heartbeat, now),
+        ),
+        Operation(
+            "controller.is_broker_active", "controller",
+            (("table", HeartbeatTable), ("identity", BrokerIdentity), ("now", int)), bool,
+            lambda profile, table, identity, now: controller_heartbeat.is_broker_active(table, identity, now),
+        ),
+        Operation(
+            "controller.scan_not_active_broker", "controller", (("table", HeartbeatTable), ("now", int)),
+            tuple[HeartbeatTable, tuple[BrokerIdentity, ...]],
+            lambda profile, table, now: controller_heartbeat.scan_not_active_broker(table, now),
         ),
         Operation(
             "broker.maybe_shrink", "broker",

@@ -31,8 +31,8 @@ from typing import Any, Callable
 import attrs
 
 from adapters import codec
-from adapters.errors import AdapterError, UserError
-from adapters.protocol import ERROR_CODES, PROTOCOL, UNSUPPORTED, Unsupported, request, validate_hello
+from adapters.errors import AdapterError, ImplementationFailed, UserError
+from adapters.protocol import ERROR_CODES, INTERNAL, PROTOCOL, UNSUPPORTED, Unsupported, request, validate_hello
 
 DEFAULT_TIMEOUT_S = 10.0
 TIMEOUT_ENV = "RMQHA_ADAPTER_TIMEOUT"  # seconds, overrides the default for every transport
@@ -133,7 +133,8 @@ class ProtocolAdapter:
                                f"{', '.join(ERROR_CODES)})", exchange)
         if err["code"] == UNSUPPORTED:
             raise Unsupported(str(err.get("message") or op))
-        raise AdapterError(f"{self.spec}: {op} failed: {err['code']}: {err.get('message')}", exchange)
+        failure = ImplementationFailed if err["code"] == INTERNAL else AdapterError
+        raise failure(f"{self.spec}: {op} failed: {err['code']}: {err.get('message')}", exchange)
 
     def hello(self) -> AdapterInfo:
         r = self.request("hello", {"protocol": PROTOCOL})

@@ -4,7 +4,9 @@
 and the spec (under the profile the implementation declares, or a given one) the same
 question and returns the disagreement, if any, in the parts that matter for
 conformance (``Operation.canonical``: outcome, reply and effects, never the name of
-the spec's internal table row). The pytest differential tests and ``rmqha
+the spec's internal table row). A disagreement that reproduces a known upstream
+departure names it (``conformance/departures.py``): departures are data, reported as
+such, never a generic disagreement. The pytest differential tests and ``rmqha
 fingerprint`` are both built on it.
 """
 from __future__ import annotations
@@ -13,8 +15,10 @@ from typing import Any
 
 import attrs
 
+from adapters.errors import ImplementationFailed
 from adapters.operations import OPERATIONS, namespace_profile
 from adapters.transports import ProtocolAdapter
+from conformance.departures import Departure, known_departure, known_throw
 
 
 @attrs.frozen(slots=True)
@@ -24,12 +28,20 @@ class Disagreement:
     args: dict
     got: Any
     expected: Any
+    # the known upstream departure the implementation's answer reproduces (None: unexplained)
+    departure: Departure | None = None
+
+    @property
+    def explained(self) -> bool:
+        return self.departure is not None
 
     def render(self) -> str:
         shown = ", ".join(f"{k}={v!r}" for k, v in self.args.items())
         under = f" under {self.profile}" if self.profile else ""
+        known = (f"\n  known departure: {self.departure.label()}: {self.departure.description}"
+                 if self.departure else "")
         return (f"{self.operation}({shown}):\n  implementation: {self.got!r}\n"
-                f"  spec{under}:    {self.expected!r}")
+                f"  spec{under}:    {self.expected!r}{known}")
 
 
 def judged_profile(adapter: ProtocolAdapter, operation: str) -> str | None:
@@ -48,7 +60,17 @@ def implementation_answer(adapter: ProtocolAdapter, operation: str, args: dict) 
 
 
 def compare(adapter: ProtocolAdapter, operation: str, args: dict, profile: str | None = None) -> Disagreement | None:
+    """None when the answers agree; else the disagreement, naming the known upstream
+    departure it reproduces if there is one (``conformance/departures.py``)."""
     profile = profile if profile is not None else judged_profile(adapter, operation)
-    got = implementation_answer(adapter, operation, args)
     expected = spec_answer(operation, profile, args)
-    return None if got == expected else Disagreement(operation, profile, args, got, expected)
+    try:
+        got = implementation_answer(adapter, operation, args)
+    except ImplementationFailed as exc:
+        departure = known_throw(operation, args)
+        if departure is None:
+            raise
+        return Disagreement(operation, profile, args, f"threw: {exc}", expected, departure)
+    if got == expected:
+        return None
+    return Disagreement(operation, profile, args, got, expected, known_departure(operation, profile, args, got))

@@ -9,9 +9,23 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from conformance.round_inputs import ROUND_INPUTS
-from spec.controller.heartbeat import DEFAULT_ELECTION_PRIORITY, StaticLiveness
+from spec.controller.events import (
+    AlterSyncStateSetEvent,
+    ApplyBrokerIdEvent,
+    CleanBrokerDataEvent,
+    ElectMasterEvent,
+    UpdateBrokerAddressEvent,
+)
+from spec.controller.heartbeat import (
+    DEFAULT_ELECTION_PRIORITY,
+    BrokerHeartbeat,
+    HeartbeatTable,
+    StaticLiveness,
+    on_broker_heartbeat,
+)
 from spec.controller.records import (
     EMPTY_METADATA,
+    BrokerIdentity,
     BrokerRegistration,
     BrokerReplicaInfo,
     BrokerSetMetadata,
@@ -40,7 +54,8 @@ from spec.dledger.records import (
     VoteResponse,
     VoteResult,
 )
-from spec.truncation.epoch_file import EpochEntry, EpochFile
+from spec.truncation.epoch_file import EpochEntry, EpochFile, set_last_end
+from spec.truncation.replication import TransferHeader
 
 IDS = ("n1", "n2", "n3", "x9")
 PEERS = frozenset({"n1", "n2", "n3"})
@@ -120,6 +135,42 @@ def epoch_files(draw) -> EpochFile:
     starts = sorted(draw(st.lists(st.integers(0, 60), max_size=4, unique=True)))
     epochs = sorted(draw(st.lists(st.integers(0, 9), min_size=len(starts), max_size=len(starts), unique=True)))
     return EpochFile(tuple(EpochEntry(e, s) for e, s in zip(epochs, starts)))
+
+
+@st.composite
+def closed_epoch_files(draw) -> EpochFile:
+    """An epoch file whose last entry is open, or closed at an end the cache accepts
+    (``set_last_end``: at or after the last start), as a comparison leaves it."""
+    f = draw(epoch_files())
+    if f.entries and draw(st.booleans()):
+        f = set_last_end(f, draw(near(f.entries[-1].start_offset, 2) | st.integers(0, 80)))
+    return f
+
+
+def _offsets_of(f: EpochFile):
+    """Offsets where the file's rules compare: each start, one either side, and anywhere."""
+    points = [e.start_offset for e in f.entries] + ([f.last_end] if f.last_end is not None else [])
+    return st.one_of(st.integers(0, 80), *(near(p) for p in points)) if points else st.integers(0, 80)
+
+
+def _epochs_of(f: EpochFile):
+    return st.one_of(st.integers(-1, 10), *(near(e.epoch) for e in f.entries)) if f.entries else st.integers(-1, 10)
+
+
+def epoch_file_and(name: str, values):
+    """``{"epoch_file": f, name: v}`` with ``v`` drawn from ``values(f)``."""
+    return closed_epoch_files().flatmap(lambda f: st.fixed_dictionaries({"epoch_file": st.just(f), name: values(f)}))
+
+
+@st.composite
+def transfer_header_args(draw) -> dict:
+    f = draw(epoch_files())
+    slave_max = draw(st.sampled_from((0, 0)) | st.integers(0, 80))
+    offset = draw(st.just(slave_max) | st.integers(0, 80))
+    entry = draw(st.sampled_from(f.entries)) if f.entries and draw(st.booleans()) else EpochEntry(
+        draw(st.integers(0, 10)), draw(st.integers(0, offset)))
+    header = TransferHeader(offset, entry.epoch, entry.start_offset, draw(st.integers(0, 100)), draw(st.integers(1, 40)))
+    return {"epoch_file": f, "slave_max": slave_max, "header": header}
 
 
 # ------------------------------------------------------------------ controller
@@ -325,6 +376,66 @@ def any_controller_args(draw) -> dict:
             "is_leader": draw(st.booleans() | st.just(True))}
 
 
+def controller_events():
+    """Events as the controller commits them, for this set or another, with registered ids or not."""
+    names = st.sampled_from((NAME, NAME, "broker-b"))
+    ids = st.sampled_from(BROKER_IDS + (4,))
+    return st.one_of(
+        st.builds(ApplyBrokerIdEvent, st.just(CLUSTER), names, ids.map(_address), ids,
+                  ids.map(lambda i: _check_code(i))),
+        st.builds(UpdateBrokerAddressEvent, st.just(CLUSTER), names, st.sampled_from((9, 1)).map(_address), ids),
+        st.builds(ElectMasterEvent, names, st.just(True), ids),
+        st.builds(ElectMasterEvent, names, st.just(False)),
+        st.builds(AlterSyncStateSetEvent, names, st.frozensets(ids, min_size=1)),
+        st.builds(CleanBrokerDataEvent, names, st.none() | st.frozensets(ids, min_size=1)),
+    )
+
+
+def heartbeats(identity_ids=BROKER_IDS):
+    return st.builds(
+        BrokerHeartbeat, st.just(CLUSTER), st.just(NAME), st.sampled_from(identity_ids).map(_address),
+        st.sampled_from(identity_ids), st.integers(-1, 3), st.integers(-1, 300) | st.sampled_from(BIG_OFFSETS),
+        st.integers(-1, 300), st.sampled_from((10_000, 3_000)), st.sampled_from(PRIORITIES))
+
+
+@st.composite
+def heartbeat_tables(draw) -> tuple[HeartbeatTable, int]:
+    """A table built by heartbeats at increasing times, and the time it is read at."""
+    table, now = HeartbeatTable(), draw(st.integers(0, 1_000))
+    for beat in draw(st.lists(heartbeats(), max_size=4)):
+        table = on_broker_heartbeat(table, beat, now)
+        now += draw(st.sampled_from((0, 1, 999, 3_000, 10_000, 10_001)))
+    return table, now
+
+
+@st.composite
+def broker_heartbeat_args(draw) -> dict:
+    """One more heartbeat, often from a broker in the table with its progress one either side."""
+    table, now = draw(heartbeat_tables())
+    beat = draw(heartbeats())
+    if table.entries and draw(st.booleans()):
+        prev = table.entries[draw(st.sampled_from(sorted(table.entries, key=lambda i: i.broker_id)))]
+        beat = BrokerHeartbeat(CLUSTER, NAME, prev.broker_address, prev.broker_id, draw(near(prev.epoch)),
+                               draw(near(prev.max_offset)), draw(st.integers(-1, 300)), prev.heartbeat_timeout_millis,
+                               prev.election_priority)
+    return {"table": table, "heartbeat": beat, "now": now + draw(st.sampled_from((0, 1, 5_000)))}
+
+
+@st.composite
+def scan_args(draw) -> dict:
+    """A table read where entries expire: at each entry's last update plus its timeout, one either side."""
+    table, now = draw(heartbeat_tables())
+    edges = [i.last_update_timestamp + i.heartbeat_timeout_millis for i in table.entries.values()]
+    return {"table": table, "now": draw(st.one_of(st.just(now), *(near(e) for e in edges)))}
+
+
+@st.composite
+def active_args(draw) -> dict:
+    args = draw(scan_args())
+    ids = [i for i in args["table"].entries] + [BrokerIdentity(CLUSTER, NAME, 4)]
+    return {**args, "identity": draw(st.sampled_from(ids))}
+
+
 # ------------------------------------------------------------------ operation -> arguments
 
 ids3 = st.frozensets(st.integers(1, 3), min_size=1)
@@ -353,7 +464,19 @@ ARGUMENTS = {
     "truncation.change_to_master": st.fixed_dictionaries({
         "epoch_file": epoch_files(), "epoch": st.integers(0, 10), "valid_max_offset": st.integers(0, 80),
         "had_dirty_tail": st.booleans()}),
+    "truncation.truncate_suffix_by_offset": epoch_file_and("offset", _offsets_of),
+    "truncation.truncate_suffix_by_epoch": epoch_file_and("epoch", _epochs_of),
+    "truncation.truncate_prefix_by_offset": epoch_file_and("offset", _offsets_of),
+    "truncation.set_last_end": epoch_file_and("end", _offsets_of),
+    "truncation.find_entry_by_offset": epoch_file_and("offset", _offsets_of),
+    "truncation.find_entry_by_epoch": epoch_file_and("epoch", _epochs_of),
+    "truncation.next_entry": epoch_file_and("epoch", _epochs_of),
+    "truncation.on_transfer_header": transfer_header_args(),
     "controller.handle": controller_args(),
+    "controller.apply_event": st.fixed_dictionaries({"metadata": controller_metadata(), "event": controller_events()}),
+    "controller.on_broker_heartbeat": broker_heartbeat_args(),
+    "controller.is_broker_active": active_args(),
+    "controller.scan_not_active_broker": scan_args(),
     "broker.maybe_shrink": ids3.flatmap(lambda local: st.fixed_dictionaries({
         "local": st.just(local), "master_id": st.sampled_from(sorted(local)),
         "caught_up_time": st.dictionaries(st.integers(1, 3), st.integers(0, 40_000), max_size=3),

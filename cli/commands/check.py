@@ -8,6 +8,13 @@ Exit status: the report's verdict. 0 conformant; 1 not conformant (a property
 violated, other than a documented profile difference); 3 errors (no violation, but
 runs the implementation failed: crashed, hung, answered garbage) or the Spark job
 died; 2 bad input, or nothing the scenario judges applies to the implementation.
+
+An implementation that runs no nodes (only handler-level operations, such as the real
+classes behind ``jvm:rocketmq``) is checked at handler level instead of in a campaign:
+every operation it declares, judged against the spec on a deterministic sample, known
+upstream departures named (``handler-level.md`` and ``.json`` in ``--report``;
+``conformance/handler_check.py``). Its verdict counts like a campaign's: 1 for a
+disagreement, 3 for an implementation error, 2 when nothing could be judged.
 """
 from __future__ import annotations
 
@@ -36,6 +43,9 @@ def run(args) -> int:
 
     started = time.perf_counter()
     check_out_dir(args.report)  # refuse an unusable report directory before the campaign runs
+    args.adapter, status = _check_handler_only(args)
+    if not args.adapter:
+        return status
     spec = run_command.campaign_spec_from(args)
     results = Path(args.out) / spec.campaign
     args.campaign = spec.campaign
@@ -49,7 +59,42 @@ def run(args) -> int:
     print(f"report: {args.report}/report.html, {args.report}/report.md, {args.report}/summary.json "
           f"({time.perf_counter() - started:.1f} s in all)")
     print(report_command.verdict_line(data))
-    return EXIT_STATUS[data["verdict"]["verdict"]]
+    return max(status, EXIT_STATUS[data["verdict"]["verdict"]])
 
 
 EXIT_STATUS = {"conformant": 0, "not conformant": 1, "errors": 3, "not applicable": 2}
+
+
+def _check_handler_only(args) -> tuple[list[str], int]:
+    """Check every adapter that runs no nodes at handler level; the adapters left for the campaign
+    and the exit status so far."""
+    import sys
+
+    from tqdm import tqdm
+
+    from adapters import resolve
+    from conformance import handler_check
+
+    campaign, status = [], 0
+    for spec in args.adapter or ["reference"]:
+        if spec == "reference" or spec.startswith("mutant:") or "=" in spec.split(":", 1)[0] or resolve(spec).info.nodes:
+            campaign.append(spec)
+            continue
+        adapter = resolve(spec)
+        bar = tqdm(total=len(adapter.info.operations), desc=f"{spec}: handler level", unit="operation",
+                   disable=args.quiet, file=sys.stderr)
+        verdicts = handler_check.check_handlers(adapter, progress=lambda: bar.update(1))
+        bar.close()
+        md, _ = handler_check.write(Path(args.report) / _slug(spec) if len(args.adapter or ()) > 1 else args.report,
+                                    adapter.info, verdicts)
+        print(f"{spec}: {adapter.info.implementation} {adapter.info.version}, runs no nodes: checked at handler level")
+        for v in verdicts:
+            known = "; ".join(f"{label} x{n}" for label, n in sorted(v.departures.items()))
+            print(f"  {v.operation}: {v.verdict} ({v.agreed} of {v.judged} agree{'; ' + known if known else ''})")
+        print(f"report: {md}")
+        status = max(status, EXIT_STATUS[handler_check.verdict(verdicts)])
+    return campaign, status
+
+
+def _slug(spec: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in spec)[:60]

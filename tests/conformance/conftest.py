@@ -49,3 +49,35 @@ def require_nodes(node_kinds: frozenset, kind: str, implementation) -> None:
     """Skip, reported as not applicable, when the implementation has no ``kind`` nodes."""
     if kind not in node_kinds:
         pytest.skip(f"not applicable: {implementation.info.implementation} runs no {kind} nodes")
+
+
+class KnownDepartures:
+    """Disagreements explained by a known upstream departure, counted per adapter and operation."""
+
+    def __init__(self):
+        self.seen: dict[tuple[str, str, str], int] = {}
+        self.example: dict[tuple[str, str, str], str] = {}
+
+    def record(self, adapter: str, operation: str, disagreement) -> None:
+        key = (adapter, operation, disagreement.departure.label())
+        self.seen[key] = self.seen.get(key, 0) + 1
+        self.example.setdefault(key, disagreement.render())
+
+    def lines(self) -> list[str]:
+        return [f"{adapter}: {operation}: {n} answer(s) reproduce {label}"
+                for (adapter, operation, label), n in sorted(self.seen.items())]
+
+
+_DEPARTURES = KnownDepartures()
+
+
+@pytest.fixture(scope="session")
+def known_departures() -> KnownDepartures:
+    return _DEPARTURES
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _DEPARTURES.seen:
+        terminalreporter.section("known upstream departures (conformance/departures.py)")
+        for line in _DEPARTURES.lines():
+            terminalreporter.write_line(line)

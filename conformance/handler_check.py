@@ -1,0 +1,142 @@
+"""Handler-level check: every operation an implementation declares, judged against the spec.
+
+``rmqha check`` runs it for an implementation that runs no nodes (the real classes behind
+``jvm:rocketmq``, a handler-only shim): each declared operation gets a deterministic
+sample of arguments from the same strategies as the differential tests
+(``conformance/strategies.py``), and every answer is compared with the spec under the
+profile the implementation is judged against. An answer that reproduces a known upstream
+departure is counted under the departure's name (``conformance/departures.py``); any
+other difference is a disagreement. The verdict of an operation: ``agrees``,
+``agrees but for known departures``, ``disagrees``, ``error`` (the implementation
+failed), or ``not applicable`` (it answered ``unsupported`` to every input).
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Callable, Optional
+
+import attrs
+from hypothesis import HealthCheck, Phase, given, settings
+
+from adapters.errors import AdapterError
+from adapters.protocol import Unsupported
+from conformance.differential import Disagreement, compare, judged_profile
+from conformance.strategies import ARGUMENTS
+
+DEFAULT_SAMPLES = 200
+
+
+def draw_samples(operation: str, count: int) -> list[dict]:
+    """``count`` arguments of ``operation`` from its strategy, the same on every run."""
+    drawn: list[dict] = []
+
+    @settings(max_examples=count, derandomize=True, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(ARGUMENTS[operation])
+    def collect(args):
+        drawn.append(args)
+
+    collect()
+    return drawn
+
+
+@attrs.frozen(slots=True)
+class OperationVerdict:
+    operation: str
+    profile: Optional[str]
+    judged: int
+    agreed: int
+    departures: dict  # departure label -> answers that reproduce it
+    disagreements: tuple[Disagreement, ...]
+    unsupported: int
+    error: Optional[str] = None
+
+    @property
+    def verdict(self) -> str:
+        if self.error:
+            return "error"
+        if not self.judged:
+            return "not applicable"
+        if self.disagreements:
+            return "disagrees"
+        return "agrees but for known departures" if self.departures else "agrees"
+
+    def to_json(self) -> dict:
+        return {"operation": self.operation, "profile": self.profile, "verdict": self.verdict,
+                "judged": self.judged, "agreed": self.agreed, "known_departures": dict(self.departures),
+                "disagreements": len(self.disagreements), "unsupported": self.unsupported, "error": self.error,
+                "first_disagreement": self.disagreements[0].render() if self.disagreements else None}
+
+
+def check_handlers(adapter, samples: int = DEFAULT_SAMPLES, progress: Callable[[], None] | None = None
+                   ) -> list[OperationVerdict]:
+    """One verdict per operation the adapter declares (in name order)."""
+    verdicts = []
+    for name in sorted(adapter.info.operations & set(ARGUMENTS)):
+        profile = judged_profile(adapter, name)
+        judged = agreed = unsupported = 0
+        departures: Counter = Counter()
+        disagreements: list[Disagreement] = []
+        error = None
+        for args in draw_samples(name, samples):
+            try:
+                found = compare(adapter, name, args)
+            except Unsupported:
+                unsupported += 1
+                continue
+            except AdapterError as exc:
+                error = str(exc)
+                break
+            judged += 1
+            if found is None:
+                agreed += 1
+            elif found.explained:
+                departures[found.departure.label()] += 1
+            else:
+                disagreements.append(found)
+        verdicts.append(OperationVerdict(name, profile, judged, agreed, dict(departures), tuple(disagreements),
+                                         unsupported, error))
+        if progress is not None:
+            progress()
+    return verdicts
+
+
+def verdict(verdicts: list[OperationVerdict]) -> str:
+    """The implementation's verdict, in the words of a campaign report: ``errors`` if it failed
+    anywhere, ``not conformant`` on a disagreement, ``not applicable`` if nothing was judged."""
+    if any(v.verdict == "error" for v in verdicts):
+        return "errors"
+    if any(v.verdict == "disagrees" for v in verdicts):
+        return "not conformant"
+    return "conformant" if any(v.judged for v in verdicts) else "not applicable"
+
+
+def render(info, verdicts: list[OperationVerdict]) -> str:
+    """Markdown: the implementation, a table of verdicts, the known departures, the first disagreements."""
+    lines = [f"# Handler-level conformance: {info.spec}", "",
+             f"{info.implementation} {info.version}, judged against {info.profiles or 'no profile'}.", "",
+             "| operation | verdict | judged | agree | known departures | disagreements | unsupported |",
+             "|---|---|---|---|---|---|---|"]
+    for v in verdicts:
+        known = "; ".join(f"{label} ×{n}" for label, n in sorted(v.departures.items())) or "–"
+        lines.append(f"| {v.operation} | {v.verdict} | {v.judged} | {v.agreed} | {known} | {len(v.disagreements)} "
+                     f"| {v.unsupported} |")
+    for v in verdicts:
+        if v.error:
+            lines += ["", f"## {v.operation}: error", "", v.error]
+        elif v.disagreements:
+            lines += ["", f"## {v.operation}: first disagreement", "", "```", v.disagreements[0].render(), "```"]
+    return "\n".join(lines) + "\n"
+
+
+def write(report_dir: str | Path, info, verdicts: list[OperationVerdict]) -> tuple[Path, Path]:
+    out = Path(report_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    md, js = out / "handler-level.md", out / "handler-level.json"
+    md.write_text(render(info, verdicts), encoding="utf-8")
+    js.write_text(json.dumps({"adapter": info.spec, "implementation": info.implementation, "version": info.version,
+                              "profiles": info.profiles, "operations": [v.to_json() for v in verdicts]}, indent=2),
+                  encoding="utf-8")
+    return md, js
