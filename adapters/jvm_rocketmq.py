@@ -278,9 +278,14 @@ class RocketMQServer(RealClassesServer):
             body = j.SyncStateSetBody(j.long_set(request.new_sync_state_set), request.sync_state_set_epoch)
             return manager.alterSyncStateSet(header, body, predicate)
         if isinstance(request, rec.ElectMasterRequest):
-            header = h["ElectMasterRequestHeader"](request.cluster_name, request.broker_name,
-                                                   None if request.broker_id is None else L(request.broker_id),
-                                                   request.designate_elect)
+            if request.trigger is rec.ElectTrigger.CONTROLLER and not request.designate_elect:
+                # as the controller itself asks: 5.1.x leaves brokerId null there, develop -1
+                header = h["ElectMasterRequestHeader"].ofControllerTrigger(request.broker_name)
+                header.setClusterName(request.cluster_name)
+            else:
+                header = h["ElectMasterRequestHeader"](request.cluster_name, request.broker_name,
+                                                       None if request.broker_id is None else L(request.broker_id),
+                                                       request.designate_elect)
             return manager.electMaster(header, policy)
         if isinstance(request, rec.CleanBrokerDataRequest):
             ids = request.broker_ids_to_clean

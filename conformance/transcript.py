@@ -12,12 +12,19 @@ breaks fidelity to the real code fails CI without a jar.
 
 Format (``rmqha-transcript/1``): gzip-compressed JSON lines; the first line is the
 header, every other line ``{"op", "args", "answer"}`` with values in the adapter
-protocol's encoding (``adapters/codec.py``). A transcript is data, never instructions:
-replaying one starts nothing.
+protocol's encoding (``adapters/codec.py``), or ``{"op", "args", "error"}`` where the
+implementation threw. A transcript is data, never instructions: replaying one starts
+nothing.
+
+A recorded answer that is not the spec's but reproduces a known upstream departure
+(``conformance/departures.py``) is counted under the departure's name, both when
+recording and when replaying; only an unexplained difference is a mismatch. The header
+names the profile per namespace (``profiles``) where an implementation declares several.
 """
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import random
 from collections import defaultdict
@@ -27,8 +34,15 @@ from typing import Any, Callable, Iterable
 import attrs
 
 from adapters import codec
-from adapters.errors import UserError
+from adapters.errors import ImplementationFailed, UserError
 from adapters.operations import OPERATIONS
+from adapters.protocol import Unsupported
+from conformance.departures import known_departure, known_throw
+from conformance.differential import judged_profile
+from conformance.handler_check import draw_samples
+from conformance.round_inputs import ROUND_INPUTS
+from conformance.strategies import ARGUMENTS
+from spec.controller.records import CleanBrokerDataRequest
 
 FORMAT = "rmqha-transcript/1"
 
@@ -37,7 +51,8 @@ FORMAT = "rmqha-transcript/1"
 class Entry:
     op: str
     args: dict
-    answer: Any  # the implementation's answer, decoded
+    answer: Any  # the implementation's answer, decoded (None with an error)
+    error: str | None = None  # what the implementation threw instead of answering
 
 
 @attrs.frozen(slots=True)
@@ -59,6 +74,7 @@ class Replay:
     calls: dict  # op -> how many calls were replayed
     mismatches: tuple[Mismatch, ...]
     paths: dict  # op -> {path label: count} (which rows and timing paths the transcript reaches)
+    departures: dict = attrs.field(factory=dict)  # op -> {departure label: count}: explained differences
 
     @property
     def agreed(self) -> bool:
@@ -88,6 +104,9 @@ def load(path: str | Path) -> tuple[dict, list[Entry]]:
             op = OPERATIONS[raw["op"]]
             reg = codec.registry(op.namespace)
             args = {p: codec.decode(raw["args"][p], t, reg, f"line {i}: {p}") for p, t in op.params}
+            if "error" in raw:
+                entries.append(Entry(op.name, args, None, str(raw["error"])))
+                continue
             entries.append(Entry(op.name, args, codec.decode(raw["answer"], op.result, reg, f"line {i}: answer")))
         except (KeyError, TypeError, codec.CodecError) as exc:
             raise _bad(path, f"line {i}: {exc}") from None
@@ -97,22 +116,33 @@ def load(path: str | Path) -> tuple[dict, list[Entry]]:
 def replay(path: str | Path, profile: str | None = None) -> Replay:
     """Judge every recorded answer against the spec (under the transcript's profile, or ``profile``)."""
     header, entries = load(path)
-    profile = profile or header.get("profile")
+    profiles = dict(header.get("profiles") or {})
     calls: dict[str, int] = defaultdict(int)
     paths: dict[str, dict] = defaultdict(lambda: defaultdict(int))
+    departures: dict[str, dict] = defaultdict(lambda: defaultdict(int))
     mismatches = []
     for e in entries:
         op = OPERATIONS[e.op]
-        if op.profiles and profile not in op.profiles:
+        judged = (profile or profiles.get(op.namespace) or header.get("profile")) if op.profiles else None
+        if op.profiles and judged not in op.profiles:
             raise UserError(f"{path}: {e.op} needs a profile (one of {', '.join(op.profiles)}), "
-                            f"the transcript names {profile!r}")
-        spec = op.spec(profile, **e.args)
+                            f"the transcript names {judged!r}")
+        spec = op.spec(judged, **e.args)
         calls[e.op] += 1
         paths[e.op][path_of(e.op, e.args, spec)] += 1
-        got, expected = op.canonical(e.answer), op.canonical(spec)
-        if got != expected:
+        expected = op.canonical(spec)
+        if e.error is not None:
+            departure = known_throw(e.op, e.args)
+            got = f"threw: {e.error}"
+        else:
+            got = op.canonical(e.answer)
+            departure = None if got == expected else known_departure(e.op, judged, e.args, got)
+        if departure is not None:
+            departures[e.op][departure.label()] += 1
+        elif got != expected:
             mismatches.append(Mismatch(e.op, e.args, got, expected))
-    return Replay(header, profile, dict(calls), tuple(mismatches), {k: dict(v) for k, v in paths.items()})
+    return Replay(header, profile or header.get("profile"), dict(calls), tuple(mismatches),
+                  {k: dict(v) for k, v in paths.items()}, {k: dict(v) for k, v in departures.items()})
 
 
 # ------------------------------------------------------------------ which path a call takes
@@ -142,9 +172,59 @@ def _candidate_path(args: dict, r) -> str:
     return f"{r.action.value} {r.parse.value} ({how})"
 
 
+def _controller_path(args: dict, r) -> str:
+    request = args["request"]
+    label = f"{type(request).__name__} {r.check}" + (f" {r.detail}" if r.detail else "")
+    if isinstance(request, CleanBrokerDataRequest):
+        label += (" forced" if request.clean_living_broker else "") + (" ids" if request.broker_ids_to_clean else "")
+    if r.detail.endswith("best_candidate"):
+        label += _election_label(args, r)
+    return label
+
+
+def _election_label(args: dict, r) -> str:
+    """What decided a policy election: offsets 2^31 apart, a priority, the HashSet order among equals."""
+    found, live = args["metadata"].get(args["request"].broker_name), args["liveness"]
+    pool = found.sync_state.sync_state_set if "sync_state_set" in r.detail else found.replicas.all_brokers()
+    infos = [i for i in (live.live_info(found.cluster_name, args["request"].broker_name, b) for b in pool
+                         if live.is_alive(found.cluster_name, args["request"].broker_name, b)) if i is not None]
+    if not infos:
+        return ""
+    keys = {i.broker_id: (i.epoch, i.max_offset, i.election_priority) for i in infos}
+    best = keys.get(r.response.master_broker_id)
+    offsets = [k[1] for k in keys.values()]
+    label = " far offsets" if max(offsets) - min(offsets) >= 2**31 else ""
+    tied = [b for b, k in keys.items() if k == best]
+    if len(tied) > 1:  # equals: the first in HashSet order, which is not the smallest id from 16 on
+        label += " tie" + (" not the smallest id" if r.response.master_broker_id != min(tied) else "")
+    elif [k for k in keys.values() if k[:2] == best[:2] and k != best]:
+        label += " by priority"
+    return label
+
+
+def _epoch_file_change(args: dict, r) -> str:
+    before = args["epoch_file"]
+    if r == before:
+        return "unchanged"
+    return f"{len(before.entries) - len(r.entries)} dropped" + (", open" if r.last_end is None else ", closed")
+
+
 _PATHS: dict[str, Callable[[dict, Any], str]] = {
     "dledger.heartbeat_round": _heartbeat_path,
     "dledger.candidate_round": _candidate_path,
+    "controller.handle": _controller_path,
+    "controller.apply_event": lambda a, r: type(a["event"]).__name__ + (" (no change)" if r == a["metadata"] else ""),
+    "controller.on_broker_heartbeat": lambda a, r: ("refresh" if a["heartbeat"].identity in a["table"].entries
+                                                    else "first heartbeat")
+    + (" with a confirmOffset" if a["heartbeat"].confirm_offset > 0 else ""),
+    "controller.is_broker_active": lambda a, r: "active" if r else "not active",
+    "controller.scan_not_active_broker": lambda a, r: f"{len(r[1])} expired",
+    "truncation.find_consistent_point": lambda a, r: "no point" if r == -1 else "point",
+    "truncation.append": lambda a, r: r[1].value,
+    **{op: _epoch_file_change for op in ("truncation.truncate_suffix_by_offset", "truncation.truncate_suffix_by_epoch",
+                                         "truncation.truncate_prefix_by_offset", "truncation.set_last_end")},
+    **{op: (lambda a, r: "none" if r is None else "found")
+       for op in ("truncation.find_entry_by_offset", "truncation.find_entry_by_epoch", "truncation.next_entry")},
 }
 
 
@@ -166,35 +246,52 @@ def record(adapter, inputs: dict[str, Callable[[random.Random], dict]], samples:
     the order they were asked. Every asked call is compared with the spec; the header
     says how many agreed.
     """
-    from conformance.differential import judged_profile
-
     info = adapter.info
-    profile = info.profiles.get("dledger")
-    if profile is None:
-        raise UserError(f"{adapter.spec}: no profile to judge against; declare one (jvm:dledger=PROFILE:...)")
+    profiled = [n for n in inputs if OPERATIONS[n].profiles]
+    missing = sorted({OPERATIONS[n].namespace for n in profiled} - set(info.profiles))
+    if missing:
+        raise UserError(f"{adapter.spec}: no {missing[0]} profile to judge against; declare one "
+                        f"(e.g. jvm:dledger=PROFILE:... or jvm:rocketmq=PROFILE:...)")
     agreement, mismatches, kept_lines = {}, [], []
     for name, make in inputs.items():
         op = OPERATIONS[name]
+        profile = judged_profile(adapter, name)
         rng = random.Random(f"{seed}:{name}")
         by_path: dict[str, list] = defaultdict(list)
-        agreed = 0
+        agreed = judged = 0
+        departed: dict[str, int] = defaultdict(int)
         for _ in range(samples):
             args = make(rng)
-            raw_answer = adapter.call(name, {k: codec.encode(v) for k, v in args.items()})
-            answer = codec.decode(raw_answer, op.result, codec.registry(op.namespace), "result")
-            spec = op.spec(judged_profile(adapter, name), **args)
-            if op.canonical(answer) == op.canonical(spec):
-                agreed += 1
+            encoded = {k: codec.encode(v) for k, v in args.items()}
+            spec = op.spec(profile, **args)
+            line: dict = {"op": name, "args": encoded}
+            try:
+                raw_answer = adapter.call(name, encoded)
+            except Unsupported:
+                continue  # an input the implementation is not driven with: nothing to record
+            except ImplementationFailed as exc:
+                departure, got = known_throw(name, args), f"threw: {exc}"
+                line["error"] = str(exc)
             else:
-                mismatches.append(Mismatch(name, args, op.canonical(answer), op.canonical(spec)))
-            by_path[path_of(name, args, spec)].append(
-                {"op": name, "args": {k: codec.encode(v) for k, v in args.items()}, "answer": raw_answer})
+                got = op.canonical(codec.decode(raw_answer, op.result, codec.registry(op.namespace), "result"))
+                departure = None if got == op.canonical(spec) else known_departure(name, profile, args, got)
+                line["answer"] = raw_answer
+            judged += 1
+            if got == op.canonical(spec):
+                agreed += 1
+            elif departure is not None:
+                departed[departure.label()] += 1
+            else:
+                mismatches.append(Mismatch(name, args, got, op.canonical(spec)))
+            where = path_of(name, args, spec) + (f" [{departure.name}]" if departure is not None else "")
+            by_path[where].append(line)
             if progress is not None:
                 progress()
-        agreement[name] = {"asked": samples, "agreed": agreed}
+        agreement[name] = {"asked": judged, "agreed": agreed, **({"departures": dict(departed)} if departed else {})}
         kept_lines.extend(_select(by_path, keep))
     header = {"format": FORMAT, "implementation": info.implementation, "version": info.version,
-              "profile": profile, "adapter": adapter.spec, "source": source, "seed": seed,
+              "profile": info.profiles.get("dledger") or next(iter(info.profiles.values()), None),
+              "profiles": dict(info.profiles), "adapter": adapter.spec, "source": source, "seed": seed,
               "agreement": agreement}
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -204,9 +301,24 @@ def record(adapter, inputs: dict[str, Callable[[random.Random], dict]], samples:
     return Recording(header, len(kept_lines), tuple(mismatches))
 
 
+def inputs_for(operations: Iterable[str], samples: int) -> dict[str, Callable[[random.Random], dict]]:
+    """Argument generators per operation: the round operations' own (``round_inputs``), else
+    ``samples`` arguments drawn from the differential tests' strategy, asked in order."""
+    out = {}
+    for name in operations:
+        if name in ROUND_INPUTS:
+            out[name] = ROUND_INPUTS[name]
+        elif name in ARGUMENTS:
+            drawn = itertools.cycle(draw_samples(name, samples))
+            out[name] = lambda rng, drawn=drawn: next(drawn)
+        else:
+            raise UserError(f"--operation {name}: not a handler-level operation (see docs/adapter-protocol.md)")
+    return out
+
+
 def _select(by_path: dict[str, list], keep: int) -> Iterable[dict]:
-    """Round-robin over the paths, so that rare ones are all kept and common ones fill up."""
-    queues = [list(v) for _, v in sorted(by_path.items())]
+    """Round-robin over the paths, rarest first, so that rare ones are all kept and common ones fill up."""
+    queues = [list(v) for _, v in sorted(by_path.items(), key=lambda kv: (len(kv[1]), kv[0]))]
     out: list[dict] = []
     while len(out) < keep and any(queues):
         for q in queues:

@@ -20,7 +20,7 @@ from spec.broker.role import RoleDecision, RoleOutcome, change_broker_role
 from spec.broker.rules import DEFAULT_BROKER_RULES, BrokerRules
 from spec.controller import api as _api
 from spec.controller import events as _events
-from spec.controller.elect_policy import java_hash_set_order
+from spec.controller import elect_policy as _policy
 from spec.controller.heartbeat import HeartbeatTable, on_broker_heartbeat
 from spec.controller.profiles import DEFAULT_PROFILE
 from spec.controller.records import AlterSyncStateSetResponse, BrokerRegistration, ResponseCode, SyncStateInfo
@@ -176,7 +176,7 @@ def _order_narrowing(candidates):
     """The narrowed comparator's winner first, as upstream's TreeSet finds it (candidates
     added in HashSet order); the order of the rest does not matter to the policy."""
     by_id = dict(candidates)
-    order = java_hash_set_order(by_id)
+    order = _policy.java_hash_set_order(by_id)  # the spec's definition, looked up at each call
     first = _java_tree_set_first([(b, by_id[b]) for b in order], _narrowing_compare)
     return [first[0]] + [b for b in order if b != first[0]]
 

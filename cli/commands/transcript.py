@@ -1,16 +1,19 @@
 """``rmqha transcript record|replay``: an implementation's answers, recorded once, judged anywhere.
 
 ``record --adapter SPEC --out FILE`` asks the implementation a seeded sample of calls
-of each round operation (``dledger.heartbeat_round``, ``dledger.candidate_round``;
+of each operation (by default the round operations ``dledger.heartbeat_round`` and
+``dledger.candidate_round`` where it answers them, else every operation it declares;
 ``--operation`` to choose), compares every answer with the spec under the profile it is
-judged against, prints how many agreed, and writes the transcript (a selection of the
-calls covering every path the sample reached, with the real answers). Exit 0 when
-every answer agreed, 1 otherwise (the transcript is written either way).
+judged against, prints how many agreed and how many reproduce each known upstream
+departure (named), and writes the transcript (a selection of the calls covering every
+path the sample reached, rarest first, with the real answers). Exit 0 when every answer
+agreed or was a known departure, 1 otherwise (the transcript is written either way).
 
 ``replay FILE...`` judges transcripts against the spec as it is now, without the
-implementation: exit 0 when every recorded answer is the spec's, 1 when one is not
-(each shown), 2 for a file that is not a transcript. The DLedger transcripts CI
-replays are in ``tests/transcripts/`` (docs/dledger.md, "Timing").
+implementation: exit 0 when every recorded answer is the spec's or a known departure
+(listed by name), 1 when one is not (each shown), 2 for a file that is not a
+transcript. The transcripts CI replays are in ``tests/transcripts/`` (DLedger:
+docs/dledger.md, "Timing"; RocketMQ: docs/adapters.md, "jvm:rocketmq").
 """
 from __future__ import annotations
 
@@ -28,7 +31,8 @@ def register(sub) -> None:
     rec.add_argument("--adapter", required=True, help="implementation (e.g. jvm:dledger=dledger-0.2:CLASSPATH)")
     rec.add_argument("--out", required=True, help="transcript file to write (.jsonl.gz)")
     rec.add_argument("--operation", action="append", default=None,
-                     help="round operation to record (repeatable; default: every round operation)")
+                     help="operation to record (repeatable; default: the round operations the implementation "
+                          "answers, else every operation it declares)")
     rec.add_argument("--samples", type=POSITIVE, default=20_000, help="calls asked per operation (default: %(default)s)")
     rec.add_argument("--keep", type=POSITIVE, default=300, help="calls kept per operation (default: %(default)s)")
     rec.add_argument("--source", default="",
@@ -48,26 +52,26 @@ def run_record(args) -> int:
     from adapters import resolve
     from adapters.errors import UserError
     from conformance.round_inputs import ROUND_INPUTS
-    from conformance.transcript import record
+    from conformance.transcript import inputs_for, record
 
-    ops = args.operation or list(ROUND_INPUTS)
-    unknown = [o for o in ops if o not in ROUND_INPUTS]
-    if unknown:
-        raise UserError(f"--operation {unknown[0]}: not a round operation (one of {', '.join(ROUND_INPUTS)})")
     if args.samples < 1 or args.keep < 1:
         raise UserError("--samples and --keep must be at least 1")
     adapter = resolve(args.adapter)
-    missing = [o for o in ops if o not in adapter.info.operations]
+    declared = adapter.info.operations
+    # default: the round operations where the implementation answers them, else all it declares
+    ops = args.operation or ([o for o in ROUND_INPUTS if o in declared] or sorted(declared))
+    inputs = inputs_for(ops, args.samples)
+    missing = [o for o in ops if o not in declared]
     if missing:
         raise UserError(f"{args.adapter} does not answer {', '.join(missing)}: nothing to record")
     bar = tqdm(total=args.samples * len(ops), desc="record", unit="call", disable=args.quiet, file=sys.stderr)
-    done = record(adapter, {o: ROUND_INPUTS[o] for o in ops}, args.samples, args.keep, args.out, args.source,
-                  progress=lambda: bar.update(1))
+    done = record(adapter, inputs, args.samples, args.keep, args.out, args.source, progress=lambda: bar.update(1))
     bar.close()
     h = done.header
-    print(f"{args.adapter}: {h['implementation']} {h['version']}, judged against {h['profile']}")
+    print(f"{args.adapter}: {h['implementation']} {h['version']}, judged against {h['profiles'] or 'no profile'}")
     for op, a in h["agreement"].items():
-        print(f"  {op}: {a['agreed']} of {a['asked']} answers agree with the spec")
+        known = "".join(f"; {label} x{n}" for label, n in sorted(a.get("departures", {}).items()))
+        print(f"  {op}: {a['agreed']} of {a['asked']} answers agree with the spec{known}")
     for m in done.mismatches[:3]:
         print(m.render())
     print(f"wrote {args.out} ({done.kept} calls)")
@@ -83,9 +87,11 @@ def run_replay(args) -> int:
         h = r.header
         total = sum(r.calls.values())
         print(f"{path}: {h.get('implementation')} {h.get('version')} judged against {r.profile}: "
-              f"{total - len(r.mismatches)} of {total} recorded answers are the spec's")
+              f"{total - len(r.mismatches)} of {total} recorded answers are the spec's or a known departure")
         for op, paths in sorted(r.paths.items()):
             print(f"  {op}: {len(paths)} paths: " + ", ".join(f"{k} x{v}" for k, v in sorted(paths.items())))
+            for label, n in sorted(r.departures.get(op, {}).items()):
+                print(f"    known departure {label}: {n} recorded answer(s)")
         for m in r.mismatches[:5]:
             print(m.render())
         if not r.agreed:
