@@ -109,13 +109,13 @@ class RocketMQServer(RealClassesServer):
     implementation = "apache-rocketmq"
 
     def __init__(self, classpath: list[str], profile: Optional[str] = None):
+        if profile is not None and profile not in CONTROLLER_PROFILES:
+            raise UserError(f"unknown controller profile {profile!r} (known: {', '.join(CONTROLLER_PROFILES)})")
         super().__init__(classpath, {})
         self.j = self._load("RocketMQ's EpochFileCache", lambda: _Classes(self.jpype))
         operations = dict(EPOCH_FILE_OPERATIONS)
         if self.j.Manager is not None:
             detected = "rocketmq-5.1" if _has_method(self.j.Manager, "applyBrokerId") else "rocketmq-5.0"
-            if profile is not None and profile not in CONTROLLER_PROFILES:
-                raise UserError(f"unknown controller profile {profile!r} (known: {', '.join(CONTROLLER_PROFILES)})")
             self.profiles = {"controller": profile or detected}
             if detected == "rocketmq-5.1":  # 5.0.0's API (ids assigned in register) is not driven
                 operations.update(CONTROLLER_OPERATIONS)

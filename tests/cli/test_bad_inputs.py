@@ -113,6 +113,12 @@ BAD_INPUTS = [
     ("mutants with an unknown --profile", {}, "mutants --scenario dledger --profile nope", "unknown profile 'nope'"),
     ("prove truncation --max-epochs 0", {}, "prove truncation --max-epochs 0", "argument --max-epochs: '0'"),
     ("an unknown flag", {}, "run --frobnicate", "unrecognized arguments: --frobnicate"),
+    # building the RocketMQ classes (rmqha build-classpath)
+    ("build-classpath: no such source", {}, "build-classpath {dir}/none --out {dir}/out", "not a directory"),
+    ("build-classpath: not a RocketMQ tree", {"x.txt": ""}, "build-classpath {dir} --out {dir}/out",
+     "not a RocketMQ 5.1+ source tree"),
+    ("jvm:rocketmq with an unknown profile", {}, "fingerprint --adapter jvm:rocketmq=nope:{dir}",
+     "unknown controller profile 'nope'"),
 ]
 
 
