@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import attrs
 
@@ -50,15 +50,17 @@ def check_expectations(script: Script, scenario: Scenario) -> None:
                                 f"{scenario.name} (known: {', '.join(scenario.properties)})")
 
 
-def execute(script: Script, adapter: str | None = None, record_trace: bool = True) -> Execution:
-    """Build the cluster for ``script`` and run every step. UserError propagates."""
+def execute(script: Script, adapter: str | None = None, record_trace: bool = True,
+            until: Callable[[object], bool] | None = None) -> Execution:
+    """Build the cluster for ``script`` and run its steps (all, or until ``until(cluster)``
+    holds after one). UserError propagates."""
     scenario = get_scenario(script.scenario)
     check_expectations(script, scenario)
     adapter = adapter or script.adapter or "reference"
     cluster = scenario.build(script, adapter, record_trace)
     error = None
     try:
-        cluster.execute(script.steps)
+        cluster.execute(script.steps, until)
     except (UserError, ExpectationFailed):
         raise
     except AdapterError as exc:
@@ -70,32 +72,77 @@ def execute(script: Script, adapter: str | None = None, record_trace: bool = Tru
     return Execution(cluster, error)
 
 
-def _violates(script: Script, adapter: str, prop: str) -> bool:
+@attrs.frozen(slots=True)
+class ShrinkBudget:
+    """How much one counterexample may cost to shrink: replays and wall seconds.
+
+    Shrinking stops at whichever runs out first and keeps the smallest script found so
+    far; ``NO_SHRINK`` keeps the generated script, cut after the step that violated.
+    """
+
+    replays: int = 200
+    seconds: float = 20.0
+
+    def __attrs_post_init__(self):
+        if self.replays < 0 or self.seconds < 0:
+            raise UserError("the shrink budget (replays, seconds) must not be negative")
+
+    @property
+    def enabled(self) -> bool:
+        return self.replays > 0 and self.seconds > 0
+
+
+DEFAULT_SHRINK = ShrinkBudget()
+NO_SHRINK = ShrinkBudget(0, 0.0)
+
+
+def _until_violated(prop: str) -> Callable[[object], bool]:
+    return lambda cluster: any(r.violation.property == prop for r in cluster.violations)
+
+
+def _first_violation(script: Script, adapter: str, prop: str):
+    """Replay ``script`` until ``prop`` is violated; the recorded violation, or None."""
     try:
-        ex = execute(script, adapter, record_trace=False)
+        ex = execute(script, adapter, record_trace=False, until=_until_violated(prop))
     except (UserError, ExpectationFailed):
-        return False
-    return any(r.violation.property == prop for r in ex.violations)
+        return None
+    return next((r for r in ex.violations if r.violation.property == prop), None)
 
 
-def shrink(script: Script, adapter: str, prop: str, budget: int = 250) -> Script:
-    """Delta-debug the steps (then the run lengths) while ``prop`` stays violated."""
+def cut_after(script: Script, step: int) -> Script:
+    """The script up to and including step ``step``: what comes later cannot matter."""
+    return script.with_steps(script.steps[: step + 1])
+
+
+def shrink(script: Script, adapter: str, prop: str, budget: ShrinkBudget = DEFAULT_SHRINK) -> Script:
+    """Delta-debug the steps (then the run lengths) while ``prop`` stays violated.
+
+    Every candidate is replayed only until ``prop`` is violated, and a candidate that
+    still fails is cut after the violating step, so replays get shorter as the script
+    does. Stops when the budget's replays or seconds run out.
+    """
+    deadline = time.perf_counter() + budget.seconds
     tries = 0
 
-    def still_fails(candidate: Script) -> bool:
+    def spent() -> bool:
+        return tries >= budget.replays or time.perf_counter() >= deadline
+
+    def still_fails(candidate: list[Step]) -> list[Step] | None:
         nonlocal tries
         tries += 1
-        return _violates(candidate, adapter, prop)
+        hit = _first_violation(script.with_steps(candidate), adapter, prop)
+        return None if hit is None else candidate[: hit.step + 1]
 
     steps = list(script.steps)
     chunk = max(1, len(steps) // 2)
-    while chunk >= 1 and tries < budget:
+    while chunk >= 1 and not spent():
         i = 0
         removed = False
-        while i < len(steps) and tries < budget:
+        while i < len(steps) and not spent():
             candidate = steps[:i] + steps[i + chunk :]
-            if candidate and still_fails(script.with_steps(candidate)):
-                steps = candidate
+            kept = still_fails(candidate) if candidate else None
+            if kept is not None:
+                steps = kept
                 removed = True
             else:
                 i += chunk
@@ -108,43 +155,90 @@ def shrink(script: Script, adapter: str, prop: str, budget: int = 250) -> Script
             merged[-1] = Step("run", (str(int(merged[-1].args[0]) + int(s.args[0])),))
         else:
             merged.append(s)
-    if merged != steps and still_fails(script.with_steps(merged)):
-        steps = merged
-    for i, s in enumerate(steps):
-        if s.op != "run" or tries >= budget:
-            continue
-        ms = int(s.args[0])
-        while ms > 10 and tries < budget:
-            shorter = steps[:i] + [Step("run", (str(ms // 2),))] + steps[i + 1 :]
-            if not still_fails(script.with_steps(shorter)):
+    if merged != steps and not spent():
+        kept = still_fails(merged)
+        if kept is not None:
+            steps = kept
+    i = 0
+    while i < len(steps):
+        s = steps[i]
+        ms = int(s.args[0]) if s.op == "run" else 0
+        while ms > 10 and not spent():
+            kept = still_fails(steps[:i] + [Step("run", (str(ms // 2),))] + steps[i + 1 :])
+            if kept is None:
                 break
             ms //= 2
-            steps = shorter
+            steps = kept
+        i += 1
     return script.with_steps(steps)
 
 
-def counterexample_for(script: Script, adapter: str, prop: str, message: str, budget: int = 250) -> Counterexample:
-    small = shrink(script, adapter, prop, budget)
-    small = attrs.evolve(
-        small,
-        adapter=adapter,
-        title=f"minimal counterexample: {prop}\nfound by seed {script.seed} ({len(script.steps)} steps, shrunk to {len(small.steps)})",
-    )
-    replay = execute(small, adapter, record_trace=True)
+def _counterexample(script: Script, adapter: str, prop: str, original_steps: int, shrunk: bool,
+                    found_by: int) -> Counterexample | None:
+    """Replay ``script`` with its trace, and write it down with an ``expect`` line for
+    every property it violates; the message is the replay's own (what the shown
+    script does), not the original run's. None if the replay does not violate ``prop``
+    (an implementation that is not deterministic: its run's own script stands)."""
+    replay = execute(script, adapter, record_trace=True)
+    hit = next((r for r in replay.violations if r.violation.property == prop), None)
+    if hit is None:
+        return None
+    message = hit.violation.message
     violated = [prop] + sorted({r.violation.property for r in replay.violations} - {prop})
-    small = small.with_steps(small.steps + tuple(Step("expect", ("violation", p)) for p in violated))
+    what = "minimal counterexample" if shrunk else "counterexample (not shrunk)"
+    titled = attrs.evolve(
+        script,
+        adapter=adapter,
+        title=f"{what}: {prop}\nfound by seed {found_by} ({original_steps} steps"
+              + (f", shrunk to {len(script.steps)})" if shrunk else f", cut after the violating step: {len(script.steps)})"),
+    )
+    titled = titled.with_steps(titled.steps + tuple(Step("expect", ("violation", p)) for p in violated))
     return Counterexample(
         property=prop,
         message=message,
-        script=small.render(),
+        script=titled.render(),
         trace_jsonl=replay.cluster.trace_jsonl(),
-        original_steps=len(script.steps),
-        shrunk_steps=len(small.steps) - 1,
+        original_steps=original_steps,
+        shrunk_steps=len(script.steps),
+        shrunk=shrunk,
     )
 
 
-def run_one(config: RunConfig, shrink_budget: int = 250) -> RunResult:
-    """Run one seeded scenario against one adapter and judge every property."""
+def counterexample_for(script: Script, adapter: str, prop: str, budget: ShrinkBudget = DEFAULT_SHRINK,
+                       first_step: int | None = None) -> Counterexample | None:
+    """The counterexample of one violated property: cut after the step that violated it
+    (``first_step``, when known), then shrunk within ``budget``, then replayed once
+    with its trace."""
+    original = len(script.steps)
+    if first_step is not None:
+        script = cut_after(script, first_step)
+    if budget.enabled:
+        script = shrink(script, adapter, prop, budget)
+    return _counterexample(script, adapter, prop, original, budget.enabled, script.seed)
+
+
+def unshrunk_counterexample(script: Script, adapter: str, recorded: Sequence, prop: str) -> Counterexample:
+    """What a run knows of a violated property without replaying anything: the script
+    cut after the violating step, the run's own message, no trace (campaigns write
+    these with the verdicts; shrinking replaces them later)."""
+    hit = next(r for r in recorded if r.violation.property == prop)
+    cut = cut_after(script, hit.step)
+    violated = [prop] + sorted({r.violation.property for r in recorded if r.step <= hit.step} - {prop})
+    titled = attrs.evolve(cut, adapter=adapter, title=(
+        f"counterexample (not shrunk): {prop}\nfound by seed {script.seed} ({len(script.steps)} steps, "
+        f"cut after the violating step: {len(cut.steps)})"))
+    titled = titled.with_steps(titled.steps + tuple(Step("expect", ("violation", p)) for p in violated))
+    return Counterexample(prop, hit.violation.message, titled.render(), "", len(script.steps), len(cut.steps),
+                          shrunk=False)
+
+
+def run_one(config: RunConfig, shrink_budget: ShrinkBudget = NO_SHRINK) -> RunResult:
+    """Run one seeded scenario against one adapter and judge every property.
+
+    Every violated property gets a counterexample: the generated script cut after the
+    step that first violated it, shrunk within ``shrink_budget`` (campaigns run with
+    ``NO_SHRINK`` and shrink after the verdicts are committed: ``shrink_result``).
+    """
     started = time.perf_counter()
     scenario = get_scenario(config.scenario)
     script = scenario.generate(config)
@@ -168,11 +262,11 @@ def run_one(config: RunConfig, shrink_budget: int = 250) -> RunResult:
         for name in scenario.properties
     )
     first = cluster.violations[0] if cluster.violations else None
-    counterexample = None
-    if first is not None:
-        counterexample = counterexample_for(
-            script, config.adapter, first.violation.property, first.violation.message, shrink_budget
-        )
+    counterexamples = tuple(
+        (shrink_budget.enabled and counterexample_for(script, config.adapter, prop, shrink_budget, r.step))
+        or unshrunk_counterexample(script, config.adapter, cluster.violations, prop)
+        for prop, r in firsts.items()
+    )
     verdict = "error" if ex.error else ("fail" if first else "pass")
     summary = cluster.run_summary()
     return RunResult(
@@ -191,9 +285,26 @@ def run_one(config: RunConfig, shrink_budget: int = 250) -> RunResult:
         properties=properties,
         metrics=summary.metrics,
         coverage=tuple(Coverage(p, o, c) for (p, o), c in sorted(cluster.coverage.items())),
-        counterexample=counterexample,
+        counterexamples=counterexamples,
         error=ex.error,
     )
+
+
+def shrink_result(result: RunResult, budget: ShrinkBudget = DEFAULT_SHRINK,
+                  properties: Iterable[str] | None = None) -> tuple[Counterexample, ...]:
+    """Shrunk counterexamples for a run's violated properties (all, or ``properties``):
+    the run's script is generated again from its seed, cut after the violating step
+    and shrunk within ``budget`` each."""
+    wanted = set(properties) if properties is not None else None
+    config = result.config
+    script = get_scenario(config.scenario).generate(config)
+    firsts = {p.name: p.first_step for p in result.properties if p.verdict == "fail"}
+    found = (
+        counterexample_for(script, config.adapter, prop, budget, step)
+        for prop, step in sorted(firsts.items(), key=lambda kv: (kv[1] if kv[1] is not None else 1 << 30, kv[0]))
+        if wanted is None or prop in wanted
+    )
+    return tuple(x for x in found if x is not None)
 
 
 def plan_configs(

@@ -19,7 +19,7 @@ from typing import Callable, Iterator, Sequence
 import attrs
 import pyarrow as pa
 
-from conformance.campaign import plan_configs, run_one
+from conformance.campaign import DEFAULT_SHRINK, ShrinkBudget, plan_configs, run_one, shrink_result
 from conformance.errors import UserError
 from conformance.faults import DEFAULT_FAULT_MIXES, check_fault_mixes
 from conformance.scenarios.registry import get_scenario
@@ -27,7 +27,7 @@ from conformance.targets import rmqha_version
 from results import io
 from results.errors import ResultsError
 from results.runresult import PropertyVerdict, RunConfig, RunResult
-from results.schema import flatten
+from results.schema import SCHEMAS, TABLES, counterexample_rows, flatten
 
 
 @attrs.frozen(slots=True)
@@ -42,6 +42,13 @@ class CampaignSpec:
     fault_mixes: tuple[str, ...] = DEFAULT_FAULT_MIXES
     duration_ms: int = 30_000
     chunk_size: int = 50
+    # shrinking, after a chunk's verdicts are committed (0 replays: --no-shrink)
+    shrink_replays: int = DEFAULT_SHRINK.replays
+    shrink_seconds: float = DEFAULT_SHRINK.seconds
+
+    @property
+    def shrink_budget(self) -> ShrinkBudget:
+        return ShrinkBudget(self.shrink_replays, self.shrink_seconds)
 
     def to_json(self) -> dict:
         return attrs.asdict(self, recurse=True, value_serializer=lambda inst, field, v: list(v) if isinstance(v, tuple) else v)
@@ -120,9 +127,16 @@ def run_chunk(spec: CampaignSpec, chunk: Chunk, run_fn: Callable[[RunConfig], Ru
 
 
 def execute_and_commit(out: str, spec: CampaignSpec, chunk: Chunk, run_fn=run_one) -> dict:
+    """Run a chunk and commit its verdicts; then shrink its failures and commit those.
+
+    The verdicts (with each failure's unshrunk counterexample) are committed before any
+    shrinking starts, so a campaign killed or stopped while shrinking keeps them; the
+    shrunk counterexamples follow in a chunk of their own (``<chunk>.shrunk``).
+    """
     started = time.perf_counter()
     results = run_chunk(spec, chunk, run_fn)
     io.commit_chunk(Path(out), chunk.id, flatten(results))
+    shrink_and_commit(out, spec, chunk.id, results)
     verdicts = [r.verdict for r in results]
     return {
         "chunk": chunk.id,
@@ -131,6 +145,59 @@ def execute_and_commit(out: str, spec: CampaignSpec, chunk: Chunk, run_fn=run_on
         "error": verdicts.count("error"),
         "seconds": time.perf_counter() - started,
     }
+
+
+def to_shrink(results: Sequence[RunResult]) -> list[tuple[RunResult, str]]:
+    """Which failures of a chunk get shrunk: the first run violating each property.
+
+    A report shows one counterexample per (adapter, property); shrinking every failing
+    run of a buggy implementation would cost more than the campaign itself.
+    """
+    chosen: dict[str, RunResult] = {}
+    for r in results:
+        for p in r.properties:
+            if p.verdict == "fail" and p.name not in chosen:
+                chosen[p.name] = r
+    return [(r, prop) for prop, r in chosen.items()]
+
+
+def shrink_and_commit(out: str, spec: CampaignSpec, chunk_id: str, results: Sequence[RunResult]) -> int:
+    """Shrink a committed chunk's failures (``to_shrink``) and commit them as
+    ``<chunk>.shrunk``; returns how many counterexamples it wrote."""
+    budget = spec.shrink_budget
+    if not budget.enabled:
+        return 0
+    rows = []
+    for result, prop in to_shrink(results):
+        try:
+            rows += counterexample_rows(result.config, shrink_result(result, budget, (prop,)))
+        except UserError:
+            raise
+        except Exception:  # the implementation broke while being replayed: its unshrunk script stands
+            continue
+    if not rows:
+        return 0
+    tables = {t: SCHEMAS[t].empty_table() for t in TABLES}
+    tables["counterexamples"] = pa.Table.from_pylist(rows, schema=SCHEMAS["counterexamples"])
+    io.commit_chunk(Path(out), io.shrunk_chunk_id(chunk_id), tables)
+    return len(rows)
+
+
+def resume_shrinking(out: Path, spec: CampaignSpec, run_fn=run_one) -> int:
+    """After ``--resume``: shrink the committed chunks whose shrinking was interrupted."""
+    if not spec.shrink_budget.enabled:
+        return 0
+    markers = io.committed_chunks(out)
+    written = 0
+    for chunk in plan_chunks(spec):
+        marker = markers.get(chunk.id)
+        if marker is None or not marker["summary"]["fail"] or io.shrunk_chunk_id(chunk.id) in markers:
+            continue
+        failed = set(io.read_table_part(out, marker, "runs", ["seed", "verdict"]).filter(
+            pa.compute.equal(pa.compute.field("verdict"), "fail")).column("seed").to_pylist())
+        results = [run_fn(c) for c in chunk_configs(spec, chunk) if c.seed in failed]
+        written += shrink_and_commit(str(out), spec, chunk.id, results)
+    return written
 
 
 # ---------------------------------------------------------------- manifest

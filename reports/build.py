@@ -1,9 +1,13 @@
-"""Collate a campaign directory into report data, with Spark.
+"""Collate a campaign directory into report data, with Spark or, for small campaigns
+and ``--no-spark``, with Arrow in this process.
 
 Only the results schema is imported from the rest of rmqha (``results``):
 a report can be built on any machine that has the results, without the
-implementations that produced them. Everything heavy runs in Spark (``local[*]`` by
-default, a cluster with ``--master``): the implementation x property matrix and the
+implementations that produced them. The collation is written once (``collate``); what
+scans Parquet goes through an engine: ``SparkEngine`` (``local[*]`` by default, a
+cluster with ``--master``) or ``ArrowEngine`` (one process, exact percentiles; it sums
+the same chunk rollups, computing a chunk's rollup from its tables with the function
+that writes them when an older chunk has none). With Spark: the implementation x property matrix and the
 per-scenario tables come from one scan of the ``runs`` table (failed properties are
 denormalised there); distributions aggregate ``metrics`` (count, mean, min and max
 exact; percentiles — ``percentile_approx`` — and histogram bins over a uniform sample
@@ -16,8 +20,13 @@ import hashlib
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from results.io import CommittedChunk, validated_chunks
-from results.rollup import combine
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from results.io import CommittedChunk, read_table, validated_chunks
+from results.rollup import combine, rollup
 from results.schema import SCHEMAS, TABLES
 from reports.stats import wilson_upper
 
@@ -172,30 +181,151 @@ def _scan_metric_stats(metrics, names):
     }
 
 
-def collate(results_dir: str | Path, spark, validated: tuple[dict, list[CommittedChunk]] | None = None,
+class SparkEngine:
+    """The scans a report needs, as Spark jobs."""
+
+    def __init__(self, spark):
+        self.spark = spark
+
+    def runs_and_stats(self, chunks: Sequence[CommittedChunk], wanted: Sequence[str]):
+        """(groups, failed, not_applicable, metric stats) by scanning every run and metric row."""
+        runs = _read(self.spark, [c.files["runs"] for c in chunks], "runs")
+        metrics = _read(self.spark, [c.files["metrics"] for c in chunks], "metrics")
+        groups, failed, not_applicable = _scan_runs(runs)
+        return groups, failed, not_applicable, _scan_metric_stats(metrics, wanted)
+
+    def percentiles_and_bins(self, files: Sequence[str], bounds: dict[str, tuple[float, float]]) -> dict:
+        """(adapter, metric) -> ([p50, p90, p99], [count per histogram bin]) over ``files``."""
+        from pyspark.sql import functions as F
+
+        sample = _read(self.spark, files, "metrics").where(F.col("metric").isin(sorted(bounds)))
+        # percentiles and every histogram bin in one pass over the sample: the bins'
+        # edges (from the exact minimum and maximum) are constants in the expression,
+        # so there is no join and nothing to cache
+        lo = _by_metric({k: v[0] for k, v in bounds.items()})
+        width = _by_metric({k: _bin_width(*v) for k, v in bounds.items()})
+        bin_ = F.least(F.floor((F.col("value") - lo) / width), F.lit(HISTOGRAM_BINS - 1))
+        return {
+            (r["adapter"], r["metric"]): (r["p"], [r[f"b{i}"] for i in range(HISTOGRAM_BINS)])
+            for r in sample.select("adapter", "metric", "value", bin_.alias("bin"))
+            .groupBy("adapter", "metric")
+            .agg(F.percentile_approx("value", [0.5, 0.9, 0.99], 1000).alias("p"),
+                 *[F.count(F.when(F.col("bin") == i, 1)).alias(f"b{i}") for i in range(HISTOGRAM_BINS)])
+            .collect()
+        }
+
+    def coverage_hits(self, files: Sequence[str]) -> dict:
+        from pyspark.sql import functions as F
+
+        coverage = _read(self.spark, files, "coverage")
+        return {
+            (r["adapter"], r["procedure"], r["outcome"]): r["n"]
+            for r in coverage.groupBy("adapter", "procedure", "outcome").agg(F.sum("count").alias("n")).collect()
+        }
+
+    def errored_runs(self, files: Sequence[str]) -> list[dict]:
+        """(adapter, error) -> runs and first seed, over the errored runs."""
+        from pyspark.sql import functions as F
+
+        runs = _read(self.spark, files, "runs")
+        return [r.asDict() for r in runs.where(F.col("verdict") == "error").groupBy("adapter", "error")
+                .agg(F.count("*").alias("runs"), F.min("seed").alias("first_seed")).collect()]
+
+    def counterexamples(self, files: Sequence[str]) -> list[dict]:
+        """Per (adapter, property): a shrunk one before any unshrunk, then the shortest."""
+        from pyspark.sql import functions as F
+        from pyspark.sql.window import Window
+
+        cx = _read(self.spark, files, "counterexamples")
+        w = Window.partitionBy("adapter", "property").orderBy(F.col("shrunk").desc(), "shrunk_steps", "seed")
+        return [
+            r.asDict()
+            for r in cx.withColumn("rank", F.row_number().over(w)).where(F.col("rank") == 1).drop("rank")
+            .orderBy("adapter", "property").limit(MAX_COUNTEREXAMPLES).collect()
+        ]
+
+
+class ArrowEngine:
+    """The same scans with Arrow in this process: no JVM, for campaigns one machine holds."""
+
+    def runs_and_stats(self, chunks: Sequence[CommittedChunk], wanted: Sequence[str]):
+        # a chunk written before rollups: its rollup from its own tables, by the writer's function
+        summed = combine([rollup({t: read_table(Path(c.files[t]).parents[1], t, [c.files[t]]) for t in TABLES})
+                          for c in chunks])
+        return summed["groups"], summed["failed"], summed["not_applicable"], summed["metrics"]
+
+    def percentiles_and_bins(self, files: Sequence[str], bounds: dict[str, tuple[float, float]]) -> dict:
+        table = _read_arrow(files, "metrics", ["adapter", "metric", "value"])
+        table = table.filter(pc.is_in(table["metric"], value_set=pa.array(sorted(bounds))))
+        out = {}
+        adapters = table["adapter"].to_numpy(zero_copy_only=False)
+        metrics = table["metric"].to_numpy(zero_copy_only=False)
+        values = table["value"].to_numpy(zero_copy_only=False)
+        for adapter, metric in sorted(set(zip(adapters, metrics))):
+            v = values[(adapters == adapter) & (metrics == metric)]
+            lo, hi = bounds[metric]
+            bins = np.minimum(np.floor((v - lo) / _bin_width(lo, hi)), HISTOGRAM_BINS - 1).astype(int)
+            out[(adapter, metric)] = (
+                [float(x) for x in np.quantile(v, [0.5, 0.9, 0.99], method="lower")],
+                np.bincount(bins, minlength=HISTOGRAM_BINS).tolist(),
+            )
+        return out
+
+    def coverage_hits(self, files: Sequence[str]) -> dict:
+        table = _read_arrow(files, "coverage", ["adapter", "procedure", "outcome", "count"])
+        return {
+            (r["adapter"], r["procedure"], r["outcome"]): r["count_sum"]
+            for r in table.group_by(["adapter", "procedure", "outcome"]).aggregate([("count", "sum")]).to_pylist()
+        }
+
+    def errored_runs(self, files: Sequence[str]) -> list[dict]:
+        runs = _read_arrow(files, "runs", ["adapter", "seed", "verdict", "error"])
+        runs = runs.filter(pc.equal(runs["verdict"], "error"))
+        return [{"adapter": r["adapter"], "error": r["error"], "runs": r["seed_count"], "first_seed": r["seed_min"]}
+                for r in runs.group_by(["adapter", "error"]).aggregate([("seed", "count"), ("seed", "min")])
+                .to_pylist()]
+
+    def counterexamples(self, files: Sequence[str]) -> list[dict]:
+        best: dict[tuple, dict] = {}
+        for r in _read_arrow(files, "counterexamples").to_pylist():
+            key = (r["adapter"], r["property"])
+            rank = (not r["shrunk"], r["shrunk_steps"], r["seed"])
+            if key not in best or rank < (not best[key]["shrunk"], best[key]["shrunk_steps"], best[key]["seed"]):
+                best[key] = r
+        return [best[k] for k in sorted(best)][:MAX_COUNTEREXAMPLES]
+
+
+def _read_arrow(files: Sequence[str], table: str, columns: list[str] | None = None) -> pa.Table:
+    parts = [pq.read_table(f, columns=columns) for f in files]
+    if not parts:
+        schema = SCHEMAS[table]
+        return (schema if columns is None else pa.schema([schema.field(c) for c in columns])).empty_table()
+    return pa.concat_tables(parts)
+
+
+def collate(results_dir: str | Path, engine, validated: tuple[dict, list[CommittedChunk]] | None = None,
             stage: Callable[[str], None] = lambda what: None) -> dict[str, Any]:
-    """Aggregate a campaign directory (validated here unless ``validated`` is given) into a plain dict.
+    """Aggregate a campaign directory (validated here unless ``validated`` is given) into a
+    plain dict. ``engine``: ``SparkEngine(spark)``, ``ArrowEngine()``, or a SparkSession.
 
     ``stage(what)`` is called as each part of the work starts (the CLI shows it: on a
     large campaign each Spark job takes a while)."""
-    from pyspark.sql import functions as F
-
+    if not isinstance(engine, (SparkEngine, ArrowEngine)):
+        engine = SparkEngine(engine)
     manifest, chunks = validated or validated_chunks(Path(results_dir))
     parts = {t: [c.files[t] for c in chunks] for t in TABLES}
-    runs = _read(spark, parts["runs"], "runs")
-    metrics = _read(spark, parts["metrics"], "metrics")
-    coverage = _read(spark, parts["coverage"], "coverage")
-    cx = _read(spark, parts["counterexamples"], "counterexamples")
+    wanted = [m for m, _, _ in DISTRIBUTIONS]
 
     stage(f"runs and the implementation x property matrix ({len(chunks):,} chunks)")
     # ---- runs per (adapter, scenario, profile, fault mix, size); failed and not applicable
     # properties; exact metric statistics (and findings): summed from the chunks' rollups
-    # (conformance/results/rollup.py), scanned only for chunks written without one
-    summed = combine([c.rollup for c in chunks]) if all(c.rollup is not None for c in chunks) else None
-    if summed is not None:
-        groups, failed, not_applicable = summed["groups"], summed["failed"], summed["not_applicable"]
+    # (results/rollup.py), scanned only for chunks written without one
+    if all(c.rollup is not None for c in chunks):
+        summed = combine([c.rollup for c in chunks])
+        groups, failed, not_applicable, every = (summed["groups"], summed["failed"], summed["not_applicable"],
+                                                 summed["metrics"])
     else:
-        groups, failed, not_applicable = _scan_runs(runs)
+        groups, failed, not_applicable, every = engine.runs_and_stats(chunks, wanted)
     groups.sort(key=lambda g: (g["adapter"], g["scenario"], g["fault_mix"], g["group_size"]))
     per_adapter: dict[str, dict] = {}
     for g in groups:
@@ -235,9 +365,6 @@ def collate(results_dir: str | Path, spark, validated: tuple[dict, list[Committe
     stage("distributions (percentiles and histograms)")
     # ---- distributions: exact count, mean, min and max over every value; percentiles and
     # histogram bins over a uniform sample of at most PERCENTILE_SAMPLE values
-    wanted = [m for m, _, _ in DISTRIBUTIONS]
-    m = metrics.where(F.col("metric").isin(wanted))
-    every = summed["metrics"] if summed is not None else _scan_metric_stats(metrics, wanted)
     stats = {k: v for k, v in every.items() if k[1] in wanted}
     found = {k: v for k, v in every.items() if k[1].startswith(FINDING_PREFIX)}
     bounds: dict[str, tuple[float, float]] = {}
@@ -246,29 +373,14 @@ def collate(results_dir: str | Path, spark, validated: tuple[dict, list[Committe
         bounds[metric] = (min(lo, st["min"]), max(hi, st["max"]))
     total = sum(st["n"] for st in stats.values())
     sampled = sample_parts(chunks, "metrics", PERCENTILE_SAMPLE) if total > PERCENTILE_SAMPLE else parts["metrics"]
-    sample = m if len(sampled) == len(parts["metrics"]) else (
-        _read(spark, sampled, "metrics").where(F.col("metric").isin(wanted)))
     histograms: dict[str, dict[str, tuple[list[float], list[int]]]] = {}
     percentiles: dict[tuple[str, str], list] = {}
     if bounds:
-        # percentiles and every histogram bin in one pass over the sample: the bins'
-        # edges (from the exact minimum and maximum) are constants in the expression,
-        # so there is no join and nothing to cache
-        lo = _by_metric({k: v[0] for k, v in bounds.items()})
-        width = _by_metric({k: _bin_width(*v) for k, v in bounds.items()})
-        bin_ = F.least(F.floor((F.col("value") - lo) / width), F.lit(HISTOGRAM_BINS - 1))
-        for r in (
-            sample.select("adapter", "metric", "value", bin_.alias("bin"))
-            .groupBy("adapter", "metric")
-            .agg(F.percentile_approx("value", [0.5, 0.9, 0.99], 1000).alias("p"),
-                 *[F.count(F.when(F.col("bin") == i, 1)).alias(f"b{i}") for i in range(HISTOGRAM_BINS)])
-            .collect()
-        ):
-            metric_lo, w = bounds[r["metric"]][0], _bin_width(*bounds[r["metric"]])
-            percentiles[(r["adapter"], r["metric"])] = r["p"]
-            counts = [r[f"b{i}"] for i in range(HISTOGRAM_BINS)]
-            scale = stats[(r["adapter"], r["metric"])]["n"] / max(1, sum(counts))  # sample -> all values
-            histograms.setdefault(r["metric"], {})[r["adapter"]] = (
+        for (adapter, metric), (p, counts) in engine.percentiles_and_bins(sampled, bounds).items():
+            metric_lo, w = bounds[metric][0], _bin_width(*bounds[metric])
+            percentiles[(adapter, metric)] = p
+            scale = stats[(adapter, metric)]["n"] / max(1, sum(counts))  # sample -> all values
+            histograms.setdefault(metric, {})[adapter] = (
                 [metric_lo + i * w for i in range(HISTOGRAM_BINS)],
                 [round(c * scale) for c in counts],
             )
@@ -285,10 +397,7 @@ def collate(results_dir: str | Path, spark, validated: tuple[dict, list[Committe
 
     stage("spec coverage")
     # ---- spec coverage against every outcome the spec can produce
-    hit = {
-        (r["adapter"], r["procedure"], r["outcome"]): r["n"]
-        for r in coverage.groupBy("adapter", "procedure", "outcome").agg(F.sum("count").alias("n")).collect()
-    }
+    hit = engine.coverage_hits(parts["coverage"])
     coverage_rows = []
     for adapter, a in sorted(per_adapter.items()):
         universe = manifest.get("outcomes", {}).get(a["scenario"], {})
@@ -325,19 +434,13 @@ def collate(results_dir: str | Path, spark, validated: tuple[dict, list[Committe
     errors = []
     if any(a["error"] for a in per_adapter.values()):
         stage("messages of errored runs")
-        errors = _error_messages(runs, per_adapter)
+        errors = _error_messages(engine.errored_runs(parts["runs"]), per_adapter)
 
     stage("counterexamples")
-    # ---- counterexamples: the shortest per (adapter, property)
-    from pyspark.sql.window import Window
-
-    w = Window.partitionBy("adapter", "property").orderBy("shrunk_steps", "seed")
-    examples = [
-        r.asDict()
-        for r in cx.withColumn("rank", F.row_number().over(w)).where(F.col("rank") == 1)
-        .orderBy("adapter", "property").limit(MAX_COUNTEREXAMPLES).collect()
-    ]
-    complete = completeness(manifest, len(chunks), str(results_dir))
+    # ---- counterexamples: per (adapter, property), a shrunk one before any unshrunk, then the shortest
+    examples = engine.counterexamples(parts["counterexamples"])
+    # (a chunk's shrunk counterexamples are committed as <chunk>.shrunk: not a planned chunk)
+    complete = completeness(manifest, sum(1 for c in chunks if c.id in set(manifest["chunks"])), str(results_dir))
     return {
         "manifest": manifest,
         "verdict": verdict(per_adapter, matrix, complete),
@@ -362,13 +465,10 @@ def collate(results_dir: str | Path, spark, validated: tuple[dict, list[Committe
 MAX_ERROR_MESSAGES = 10  # distinct messages shown per adapter
 
 
-def _error_messages(runs, per_adapter: dict) -> list[dict]:
+def _error_messages(rows: list[dict], per_adapter: dict) -> list[dict]:
     """The distinct error messages of errored runs per adapter, most frequent first
-    (a scan of the runs table, only when some run errored)."""
-    from pyspark.sql import functions as F
-
-    rows = (runs.where(F.col("verdict") == "error").groupBy("adapter", "error")
-            .agg(F.count("*").alias("runs"), F.min("seed").alias("first_seed")).collect())
+    (``rows``: adapter, error, runs, first_seed, from the engine's scan of the runs table,
+    done only when some run errored)."""
     out = []
     for adapter in sorted(per_adapter):
         mine = sorted((r for r in rows if r["adapter"] == adapter), key=lambda r: (-r["runs"], r["first_seed"]))

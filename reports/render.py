@@ -298,12 +298,14 @@ def render(data: dict[str, Any], out_dir: str | Path, stage: Callable[[str], Non
         files[name] = x["script"]
         doc.heading(3, f"{x['property']}: {x['adapter']} (seed {x['seed']})")
         replays[name] = replay_command(where / "counterexamples" / name, x["adapter"], manifest)
-        doc.para(f"{x['message']} — shrunk from {x['original_steps']} to {x['shrunk_steps']} steps. "
-                 f"Replay: `{replays[name]}`")
+        how = (f"shrunk from {x['original_steps']} to {x['shrunk_steps']} steps" if x.get("shrunk", True)
+               else f"not shrunk (cut after the violating step: {x['shrunk_steps']} of {x['original_steps']} steps)")
+        doc.para(f"{x['message']} — {how}. Replay: `{replays[name]}`")
         doc.code(x["script"])
-        doc.image(_slug(name) + ".png",
-                  plots.space_time_diagram(x["trace_jsonl"], f"{x['property']} ({x['adapter']}, seed {x['seed']})"),
-                  f"space-time diagram of {name}")
+        if x["trace_jsonl"]:
+            doc.image(_slug(name) + ".png",
+                      plots.space_time_diagram(x["trace_jsonl"], f"{x['property']} ({x['adapter']}, seed {x['seed']})"),
+                      f"space-time diagram of {name}")
 
     summary = {
         "campaign": manifest["campaign"],
@@ -322,7 +324,7 @@ def render(data: dict[str, Any], out_dir: str | Path, stage: Callable[[str], Non
         "never_hit": [f"{c['adapter']} {c['procedure']}:{c['outcome']}" for c in data["coverage"] if c["count"] == 0],
         "mutants": data["mutants"],
         "findings": data.get("findings", []),
-        "counterexamples": [{k: x[k] for k in ("adapter", "seed", "property", "message", "shrunk_steps")}
+        "counterexamples": [{k: x[k] for k in ("adapter", "seed", "property", "message", "shrunk_steps", "shrunk")}
                             | {"replay": command} for x, command in zip(data["counterexamples"], replays.values())],
     }
     return _write_atomically(out_dir, doc, files, summary, manifest["campaign"])

@@ -109,6 +109,24 @@ def commit_chunk(out: Path, chunk: str, tables: dict[str, pa.Table]) -> dict:
     return marker
 
 
+SHRUNK_SUFFIX = ".shrunk"
+
+
+def shrunk_chunk_id(chunk: str) -> str:
+    """The chunk that holds the shrunk counterexamples of ``chunk`` (committed after it)."""
+    return chunk + SHRUNK_SUFFIX
+
+
+def planned_chunk_of(chunk: str) -> str:
+    """The planned chunk a committed chunk belongs to (itself, or what it shrank)."""
+    return chunk[: -len(SHRUNK_SUFFIX)] if chunk.endswith(SHRUNK_SUFFIX) else chunk
+
+
+def read_table_part(out: Path, marker: dict, table: str, columns: list[str] | None = None) -> pa.Table:
+    """One committed chunk's part of ``table`` (by its marker)."""
+    return pq.read_table(Path(out) / marker["tables"][table]["file"], columns=columns)
+
+
 def part_file(table: str, chunk: str) -> str:
     return f"{table}/{chunk}.parquet"
 
@@ -192,7 +210,7 @@ def validated_chunks(out: Path) -> tuple[dict, list[CommittedChunk]]:
     markers = committed_chunks(out)
     if not markers:
         raise ResultsError(f"{out}: the campaign has no committed runs yet")
-    unplanned = sorted(set(markers) - set(manifest["chunks"]))
+    unplanned = sorted(c for c in markers if planned_chunk_of(c) not in set(manifest["chunks"]))
     if unplanned:
         raise ResultsError(f"{out}: committed chunk {unplanned[0]} is not one the manifest planned "
                         f"(results of another campaign mixed in?)")

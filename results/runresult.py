@@ -57,8 +57,9 @@ class Counterexample:
     message: str  # one line: what was violated, where
     script: str  # minimal scenario script (conformance/script.py format), replayable
     trace_jsonl: str  # canonical JSON lines of the minimal script's trace (for diagrams)
-    original_steps: int  # length before shrinking
-    shrunk_steps: int
+    original_steps: int  # length of the generated script
+    shrunk_steps: int  # length of ``script`` (without its expect lines)
+    shrunk: bool = True  # False: the generated script cut after the violating step, not shrunk
 
 
 @attrs.frozen(slots=True)
@@ -78,5 +79,6 @@ class RunResult:
     properties: tuple[PropertyVerdict, ...] = ()
     metrics: tuple[Metric, ...] = ()
     coverage: tuple[Coverage, ...] = ()
-    counterexample: Counterexample | None = None
+    # one per violated property (in the order they were first violated)
+    counterexamples: tuple[Counterexample, ...] = ()
     error: str | None = None  # one line, for verdict == "error"

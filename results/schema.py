@@ -9,7 +9,7 @@ Parquet part files (one part per committed chunk of runs):
 | ``properties`` | run x property | (adapter, seed, property) |
 | ``metrics`` | measurement (a run may report a metric several times) | (adapter, seed, metric) |
 | ``coverage`` | chunk x spec outcome exercised (summed over the chunk's runs) | (adapter, first_seed, procedure, outcome) |
-| ``counterexamples`` | failing run (its minimal scenario) | (adapter, seed) |
+| ``counterexamples`` | violated property of a failing run (its script; shrunk or not) | (adapter, seed, property, shrunk) |
 
 ``docs/results-schema.md`` documents every column. Bump ``SCHEMA_VERSION`` on any
 incompatible change; readers refuse other versions rather than mixing them.
@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from results.runresult import RunResult
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: counterexamples per violated property, with a shrunk flag
 TABLES = ("runs", "properties", "metrics", "coverage", "counterexamples")
 
 _KEY = [
@@ -95,6 +95,7 @@ COUNTEREXAMPLES = pa.schema(
         ("trace_jsonl", pa.string()),
         ("original_steps", pa.int32()),
         ("shrunk_steps", pa.int32()),
+        ("shrunk", pa.bool_()),
     ],
     metadata={"rmqha.table": "counterexamples", "rmqha.schema_version": str(SCHEMA_VERSION)},
 )
@@ -106,6 +107,16 @@ SCHEMAS: dict[str, pa.Schema] = {
     "coverage": COVERAGE,
     "counterexamples": COUNTEREXAMPLES,
 }
+
+
+def counterexample_rows(config, counterexamples) -> list[dict]:
+    c = config
+    return [
+        {"campaign": c.campaign, "adapter": c.adapter, "seed": c.seed, "scenario": c.scenario, "profile": c.profile,
+         "property": x.property, "message": x.message, "script": x.script, "trace_jsonl": x.trace_jsonl,
+         "original_steps": x.original_steps, "shrunk_steps": x.shrunk_steps, "shrunk": x.shrunk}
+        for x in counterexamples
+    ]
 
 
 def flatten(results: Iterable[RunResult]) -> dict[str, pa.Table]:
@@ -154,13 +165,7 @@ def flatten(results: Iterable[RunResult]) -> dict[str, pa.Table]:
             acc[0] += cv.count
             acc[1] += 1
             acc[2].append(c.seed)
-        if r.counterexample is not None:
-            x = r.counterexample
-            rows["counterexamples"].append(
-                {**key, "scenario": c.scenario, "profile": c.profile, "property": x.property, "message": x.message,
-                 "script": x.script, "trace_jsonl": x.trace_jsonl, "original_steps": x.original_steps,
-                 "shrunk_steps": x.shrunk_steps}
-            )
+        rows["counterexamples"].extend(counterexample_rows(c, r.counterexamples))
     for (campaign, adapter, scenario, procedure, outcome), (count, runs, seeds) in sorted(coverage.items()):
         rows["coverage"].append(
             {"campaign": campaign, "adapter": adapter, "first_seed": min(seeds), "last_seed": max(seeds),

@@ -54,8 +54,9 @@ def run(args) -> int:
         return summary
     print(f"{summary['runs']} runs: {summary['fail']} failed, {summary['error']} errored; results in {results}",
           flush=True)
-    master = args.master if not args.no_spark else "local[*]"
-    data = report_command.build(str(results), args.report, master, report_command.Stages(args.quiet))
+    # --no-spark: the campaign and its report both in this process (Arrow), no JVM
+    data = report_command.build(str(results), args.report, None if args.no_spark else args.master,
+                                report_command.Stages(args.quiet))
     print(f"report: {args.report}/report.html, {args.report}/report.md, {args.report}/summary.json "
           f"({time.perf_counter() - started:.1f} s in all)")
     print(report_command.verdict_line(data))

@@ -30,6 +30,9 @@ from cli.commands.run import profile_help
 from conformance.scenarios.registry import SCENARIOS
 from conformance.errors import UserError
 from conformance.faults import DEFAULT_FAULT_MIXES, check_fault_mixes
+from cli.commands.run import add_shrink_arguments, shrink_budget_from
+from conformance import campaign
+from conformance.campaign import DEFAULT_SHRINK, ShrinkBudget
 
 DEFAULT_RUNS = 200
 DEFAULT_DURATION_MS = 30_000
@@ -61,6 +64,7 @@ def register(sub) -> None:
     p.add_argument("--replay-dir", default=None, metavar="DIR",
                    help="write each killing counterexample to DIR/<scenario>-<mutant>.rmqha (default: none written)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_shrink_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -94,11 +98,10 @@ class MutantOutcome:
         return self.violates in self.violated
 
 
-def hunt(info, configs, on_run=None, controls: dict | None = None) -> MutantOutcome:
+def hunt(info, configs, on_run=None, controls: dict | None = None,
+         shrink: ShrinkBudget = DEFAULT_SHRINK) -> MutantOutcome:
     """Run ``configs`` (one per seed, adapter ``mutant:NAME``) until one fails where the
     reference passes. ``controls`` caches the reference's verdict per run across mutants."""
-    from conformance.campaign import run_one
-
     started = time.perf_counter()
     used = 0
     inconclusive: list[tuple[int, str]] = []
@@ -115,7 +118,7 @@ def hunt(info, configs, on_run=None, controls: dict | None = None) -> MutantOutc
         """Why the reference fails this very run (so it proves nothing), or None."""
         key = attrs.evolve(config, adapter="reference")
         if key not in controls:
-            control = run_one(key, shrink_budget=0)
+            control = campaign.run_one(key)
             controls[key] = None if control.verdict == "pass" else (control.first_violation or control.error)
         return controls[key]
 
@@ -123,7 +126,7 @@ def hunt(info, configs, on_run=None, controls: dict | None = None) -> MutantOutc
         used += 1
         try:
             # unshrunk first: a run the reference fails too is not worth shrinking
-            result = run_one(config, shrink_budget=0)
+            result = campaign.run_one(config)
         except UserError:
             raise
         except Exception as exc:  # the run could not even be built or generated
@@ -139,8 +142,9 @@ def hunt(info, configs, on_run=None, controls: dict | None = None) -> MutantOutc
             continue
         if result.first_violation is None:  # the mutant raised instead of violating a property
             return outcome("ERROR", seed=config.seed, config=attrs.asdict(config), error=result.error)
-        result = run_one(config)  # again, deterministically, now shrunk to a minimal script
-        cx = result.counterexample
+        # its counterexample, shrunk to a minimal script (or as generated, with --no-shrink)
+        cx = next(iter(campaign.shrink_result(result, shrink, (result.first_violation,)) if shrink.enabled
+                       else result.counterexamples), None)
         return outcome(
             "KILLED",
             killed_by=result.first_violation,
@@ -202,6 +206,7 @@ def run(args) -> int:
         raise UserError("--duration-ms must not be negative")
     check_fault_mixes(args.fault_mix or ())
     replay_dir = _check_paths(args)
+    shrink = shrink_budget_from(args)
     group_sizes = tuple(args.group_size or scenario.group_sizes)
     fault_mixes = tuple(args.fault_mix or DEFAULT_FAULT_MIXES)
 
@@ -215,7 +220,7 @@ def run(args) -> int:
         bar = tqdm(total=args.runs, desc=f"[{k}/{len(selected)}] {info.name}", unit="run", leave=False,
                    file=sys.stderr, disable=True if args.quiet else None)
         try:
-            o = hunt(info, configs, on_run=bar.update, controls=controls)
+            o = hunt(info, configs, on_run=bar.update, controls=controls, shrink=shrink)
         finally:
             bar.close()
         outcomes.append(o)

@@ -1,4 +1,5 @@
-"""``rmqha report DIR --out REPORTDIR``: build the conformance report of a campaign, with Spark.
+"""``rmqha report DIR --out REPORTDIR``: build the conformance report of a campaign, with
+Spark (``--master``), or in this process with Arrow (``--no-spark``).
 
 Exit status 0 when the report was written (its verdict is printed and is in
 summary.json; ``rmqha check`` exits with it), 2 for a bad campaign directory or --out.
@@ -23,6 +24,8 @@ def register(sub) -> None:
     p.add_argument("results", metavar="DIR", help="campaign results directory")
     p.add_argument("--out", default="rmqha-report", help="report directory (default: %(default)s)")
     p.add_argument("--master", default=DEFAULT_MASTER, help="Spark master (default: %(default)s)")
+    p.add_argument("--no-spark", action="store_true",
+                   help="collate in this process with Arrow instead of starting Spark (campaigns one machine holds)")
     p.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
     p.set_defaults(func=run)
 
@@ -40,10 +43,11 @@ class Stages:
             print(f"report: {what} ({time.perf_counter() - self.started:.1f} s)", file=sys.stderr, flush=True)
 
 
-def build(results: str, out: str, master: str, stage=None) -> dict:
+def build(results: str, out: str, master: str | None, stage=None) -> dict:
+    """Collate ``results`` into ``out``; ``master=None``: with Arrow, no Spark."""
     from results.io import validated_chunks
     from results.spark import spark_session
-    from reports.build import collate
+    from reports.build import ArrowEngine, SparkEngine, collate
     from reports.render import check_out_dir, render
 
     # bad input fails in one line before Spark starts
@@ -51,9 +55,12 @@ def build(results: str, out: str, master: str, stage=None) -> dict:
     results = str(Path(results).resolve())  # Spark's JVM may have started in another directory
     check_out_dir(out)
     validated = validated_chunks(results)
-    stage(f"starting Spark ({master})")
-    spark = spark_session(master, app="rmqha report")
-    data = collate(results, spark, validated, stage=lambda what: stage(f"collating: {what}"))
+    if master is None:
+        engine = ArrowEngine()
+    else:
+        stage(f"starting Spark ({master})")
+        engine = SparkEngine(spark_session(master, app="rmqha report"))
+    data = collate(results, engine, validated, stage=lambda what: stage(f"collating: {what}"))
     render(data, out, stage=stage)
     return data
 
@@ -67,7 +74,7 @@ def verdict_line(data: dict) -> str:
 
 def run(args) -> int:
     started = time.perf_counter()
-    data = build(args.results, args.out, args.master, Stages(args.quiet))
+    data = build(args.results, args.out, None if args.no_spark else args.master, Stages(args.quiet))
     t = data["totals"]
     print(f"report of {t['runs']:,} runs ({t['fail']:,} failed, {t['error']:,} errored) written to "
           f"{args.out}/report.md, report.html, summary.json in {time.perf_counter() - started:.1f} s")

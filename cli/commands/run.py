@@ -5,6 +5,7 @@ import datetime as _dt
 import sys
 
 from cli.args import NON_NEGATIVE, POSITIVE, SEED
+from conformance.campaign import DEFAULT_SHRINK, NO_SHRINK, ShrinkBudget
 from conformance.errors import NotApplicable, UserError
 from conformance.targets import check_applicable, combine_adapter_args
 from conformance.faults import DEFAULT_FAULT_MIXES
@@ -39,6 +40,35 @@ def add_campaign_arguments(p) -> None:
     p.add_argument("--no-spark", action="store_true", help="run in this process instead of a Spark job")
     p.add_argument("--campaign", default=None, help="campaign name (default: derived from the time)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_shrink_arguments(p)
+
+
+def add_shrink_arguments(p) -> None:
+    p.add_argument("--shrink-budget", default=None, metavar="REPLAYS[/SECONDS]",
+                   help="most replays and wall seconds spent shrinking one counterexample (default: "
+                        f"{DEFAULT_SHRINK.replays}/{DEFAULT_SHRINK.seconds:g}); shrinking starts after the "
+                        "verdicts are committed")
+    p.add_argument("--no-shrink", action="store_true",
+                   help="keep each counterexample as generated, cut after the step that violated")
+
+
+def shrink_budget_from(args) -> ShrinkBudget:
+    if args.no_shrink:
+        if args.shrink_budget is not None:
+            raise UserError("--no-shrink and --shrink-budget contradict each other: give one")
+        return NO_SHRINK
+    if args.shrink_budget is None:
+        return DEFAULT_SHRINK
+    replays, _, seconds = args.shrink_budget.partition("/")
+    try:
+        budget = ShrinkBudget(int(replays), float(seconds) if seconds else DEFAULT_SHRINK.seconds)
+    except ValueError:
+        raise UserError(f"--shrink-budget {args.shrink_budget!r}: want REPLAYS or REPLAYS/SECONDS, "
+                        f"e.g. {DEFAULT_SHRINK.replays}/{DEFAULT_SHRINK.seconds:g}") from None
+    if not budget.enabled:
+        raise UserError(f"--shrink-budget {args.shrink_budget!r}: replays and seconds must be positive "
+                        f"(--no-shrink turns shrinking off)")
+    return budget
 
 
 def profile_help() -> str:
@@ -68,6 +98,7 @@ def campaign_spec_from(args):
     if args.runs < 1:
         raise UserError("--runs must be at least 1")
     chunk = args.chunk_size or default_chunk_size(args.runs)
+    budget = shrink_budget_from(args)
     adapters = applicable_adapters(combine_adapter_args(args.adapter or ("reference",), args.scenario), args.scenario,
                                    args.profile)
     return CampaignSpec(
@@ -81,6 +112,8 @@ def campaign_spec_from(args):
         fault_mixes=tuple(args.fault_mix or DEFAULT_FAULT_MIXES),
         duration_ms=args.duration,
         chunk_size=chunk,
+        shrink_replays=budget.replays,
+        shrink_seconds=budget.seconds,
     )
 
 

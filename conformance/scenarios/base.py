@@ -156,10 +156,13 @@ class SimCluster:
 
     # ------------------------------------------------------------------ execution
 
-    def execute(self, steps: Iterable[Step]) -> None:
+    def execute(self, steps: Iterable[Step], until: Callable[["SimCluster"], bool] | None = None) -> None:
+        """Run ``steps`` in order; with ``until``, stop after the first step it holds for."""
         for i, step in enumerate(steps):
             self.current_step = i
             self.do(step)
+            if until is not None and until(self):
+                return
 
     def do(self, step: Step) -> None:
         handler = getattr(self, "step_" + step.op.replace("-", "_"), None)

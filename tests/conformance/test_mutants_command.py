@@ -120,13 +120,13 @@ def test_a_run_the_reference_fails_too_is_inconclusive_and_the_search_goes_on(mo
     from cli.commands.mutants import hunt
 
     # seed 0: mutant and reference fail alike (inconclusive); seed 1: only the mutant fails (a kill)
-    def fake_run_one(config, shrink_budget=250):
+    def fake_run_one(config, shrink_budget=None):
         if config.adapter == "reference":
             return _result(config, "fail" if config.seed == 0 else "pass", "liveness" if config.seed == 0 else None)
         return _result(config, "fail", "liveness")
 
     monkeypatch.setattr(campaign, "run_one", fake_run_one)
     configs = campaign.plan_configs("t", 5, 0, "dledger", ("mutant:x",))
-    o = hunt(MutantInfo("x", None, "", "liveness"), configs)
+    o = hunt(MutantInfo("x", None, "", "liveness"), configs, shrink=campaign.NO_SHRINK)
     assert (o.verdict, o.seed, o.runs, o.killed_by) == ("KILLED", 1, 2, "liveness")
     assert o.inconclusive == ((0, "liveness"),)

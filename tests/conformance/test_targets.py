@@ -2,7 +2,7 @@
 import pytest
 
 from cli.main import main
-from conformance.campaign import run_one
+from conformance.campaign import ShrinkBudget, run_one
 from conformance.errors import NotApplicable, UserError
 from conformance.targets import (
     check_applicable,
@@ -87,9 +87,9 @@ def test_a_campaign_skips_adapters_that_are_not_applicable_and_says_why(tmp_path
 def test_a_mixed_campaign_runs_and_its_counterexample_replays_with_its_roles(tmp_path, capsys):
     config = RunConfig("t", 0, "broker=mutant:shrink-removes-master + controller=reference", "controller",
                        "rocketmq-5.1", 3, "mixed", 30_000)
-    result = run_one(config, shrink_budget=40)
-    assert result.verdict == "fail" and result.counterexample is not None
-    script = result.counterexample.script
+    result = run_one(config, shrink_budget=ShrinkBudget(40, 60.0))
+    assert result.verdict == "fail" and result.counterexamples and result.counterexamples[0].shrunk
+    script = result.counterexamples[0].script
     assert "adapter 'broker=mutant:shrink-removes-master + controller=reference'\n" in script  # quoted: one value
     path = tmp_path / "c.rmqha"
     path.write_text(script)

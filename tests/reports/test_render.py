@@ -50,7 +50,7 @@ def data():
                      "by": ["election-safety"]}],
         "counterexamples": [{"adapter": "mutant:double-vote", "seed": 7, "property": "election-safety",
                              "message": "two leaders in term 2", "script": "scenario dledger\nnodes n1 n2 n3\n",
-                             "trace_jsonl": TRACE, "original_steps": 30, "shrunk_steps": 4}],
+                             "trace_jsonl": TRACE, "original_steps": 30, "shrunk_steps": 4, "shrunk": True}],
         "totals": {"runs": 20, "fail": 2, "error": 0},
         "completeness": {"complete": True, "committed_chunks": 2, "planned_chunks": 2, "planned_runs": 20,
                          "resume": "rmqha run --resume --out results"},

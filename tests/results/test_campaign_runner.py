@@ -49,8 +49,8 @@ def synthetic_run(config) -> RunResult:
         metrics=(Metric("time_to_first_leader_ms", 250.0 + config.seed), Metric("failover_ms", 90.0),
                  Metric("failover_ms", 110.0)),
         coverage=(Coverage("handle_vote", "ACCEPT", 2), Coverage("handle_vote", "REJECT_ALREADY_VOTED", 1)),
-        counterexample=Counterexample("election-safety", "two leaders in term 3", "scenario dledger\n", '{"kind":"note"}\n',
-                                      40, 5) if failing else None,
+        counterexamples=(Counterexample("election-safety", "two leaders in term 3", "scenario dledger\n",
+                                        '{"kind":"note"}\n', 40, 5),) if failing else (),
     )
 
 

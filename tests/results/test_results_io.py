@@ -41,7 +41,24 @@ def test_campaign_commits_every_run_once(campaign):
     rows = runs_of(campaign)
     assert sorted((r["adapter"], r["seed"]) for r in rows) == sorted(
         (a, s) for a in SPEC.adapters for s in range(12))
-    assert len(io.committed_chunks(campaign)) == len(plan_chunks(SPEC)) == 6
+    committed = io.committed_chunks(campaign)
+    planned = {c.id for c in plan_chunks(SPEC)}
+    assert {c for c in committed if c in planned} == planned and len(planned) == 6
+    # the failures of a chunk are shrunk after its verdicts are committed, into <chunk>.shrunk
+    shrunk = {c for c in committed if c not in planned}
+    assert shrunk and all(io.planned_chunk_of(c) in planned and committed[c]["summary"]["runs"] == 0
+                          for c in shrunk)
+    cx = io.read_table(campaign, "counterexamples").to_pylist()
+    for c in shrunk:
+        seeds = {r["seed"] for r in cx if r["shrunk"]}
+        assert seeds
+    # every failing run has an unshrunk counterexample per violated property, written with its verdict
+    failing = {(r["adapter"], r["seed"]): set(r["failed_properties"]) for r in rows if r["verdict"] == "fail"}
+    unshrunk = {}
+    for r in cx:
+        if not r["shrunk"]:
+            unshrunk.setdefault((r["adapter"], r["seed"]), set()).add(r["property"])
+    assert failing and unshrunk == failing
     props = io.read_table(campaign, "properties")
     assert props.num_rows == 24 * 9
     manifest = io.read_manifest(campaign)

@@ -138,3 +138,26 @@ def test_rollups_carry_findings_exactly(spark, tmp_path):
     assert summed["findings"][0]["first_seed"] == 30
     for key in ("adapters", "matrix", "scenarios", "distributions", "findings"):
         assert _close(summed[key], scanned[key]), key
+
+
+def _without_percentiles(distributions):
+    return [{**d, "rows": [{k: v for k, v in r.items() if k not in ("p50", "p90", "p99")} for r in d["rows"]]}
+            for d in distributions]
+
+
+def test_the_arrow_engine_collates_what_spark_collates(report, spark):
+    """--no-spark reports: the same collation through ArrowEngine (percentiles exact, not approximate)."""
+    from reports.build import ArrowEngine, collate
+
+    results, _ = report
+    manifest, chunks = io.validated_chunks(results)
+    with_spark = collate(results, spark, (manifest, chunks))
+    for validated in ((manifest, chunks), (manifest, _without_rollups(chunks))):
+        with_arrow = collate(results, ArrowEngine(), validated)
+        for key in ("adapters", "matrix", "scenarios", "coverage", "mutants", "findings", "counterexamples", "totals"):
+            assert _close(with_arrow[key], with_spark[key]), key
+        assert _close(_without_percentiles(with_arrow["distributions"]),
+                      _without_percentiles(with_spark["distributions"]))
+        for d in with_arrow["distributions"]:
+            for row in d["rows"]:
+                assert row["min"] <= row["p50"] <= row["p90"] <= row["p99"] <= row["max"]
