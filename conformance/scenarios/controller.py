@@ -22,7 +22,9 @@ Steps, besides those every scenario understands (``conformance/scenarios/base.py
 
 Options (script header ``option KEY VALUE``): ``acks all|default`` (allAckInSyncStateSet
 on or off; default ``all``), ``in-sync-replicas N``, ``min-in-sync-replicas N``,
-``learner NODE`` (an async learner), ``unclean true|false`` (enableElectUncleanMaster).
+``learner NODE`` (an async learner), ``unclean true|false`` (enableElectUncleanMaster),
+``priorities NODE=N,...`` (brokerElectionPriority; lower wins among candidates equal in
+epoch and offset; default Integer.MAX_VALUE).
 
 Invariants (``spec/invariants/controller.py``) are checked after every activation of
 every node. With ``acks default`` an acknowledged write may be lost (upstream #7017, a
@@ -44,7 +46,7 @@ from reference.broker_replica import MESSAGE_SIZE
 from conformance.targets import ScenarioTargets, resolve_targets
 from reference.controller_broker import Produce
 from reference.controller_node import ControllerCall
-from spec.broker.messages import BrokerNodeConfig
+from spec.broker.messages import MAX_ELECTION_PRIORITY, BrokerNodeConfig
 from spec.broker.records import DEFAULT_HA_CONFIG
 from spec.controller.heartbeat import BrokerHeartbeat, DEFAULT_HEARTBEAT_TIMEOUT_MS
 from spec.controller.messages import ControllerNodeConfig
@@ -106,8 +108,10 @@ class ControllerCluster(SimCluster):
         learner = script.option("learner")
         if learner is not None and learner not in self.brokers:
             raise UserError(f"option learner: {learner!r} is not a broker ({' '.join(self.brokers)})")
+        priorities = _priorities(script.option("priorities"), self.brokers)
         broker_setups = {
-            b: BrokerNodeConfig(CLUSTER, BROKER_NAME, self.controllers, ha, async_learner=(b == learner))
+            b: BrokerNodeConfig(CLUSTER, BROKER_NAME, self.controllers, ha, async_learner=(b == learner),
+                                election_priority=priorities.get(b, MAX_ELECTION_PRIORITY))
             for b in self.brokers
         }
         # monitor state
@@ -467,6 +471,18 @@ def controller_outcomes() -> dict[str, tuple[str, ...]]:
     }
 
 
+def _priorities(value: str | None, brokers) -> dict[str, int]:
+    """``option priorities b1=0,b2=3``: brokerElectionPriority per broker (lower wins among equals)."""
+    out: dict[str, int] = {}
+    for item in filter(None, (value or "").split(",")):
+        node, _, number = item.partition("=")
+        if node not in brokers or not number.isdigit() or int(number) > MAX_ELECTION_PRIORITY:
+            raise UserError(f"option priorities: want NODE=N,... with brokers {' '.join(brokers)} and N from 0 to "
+                            f"{MAX_ELECTION_PRIORITY}, not {item!r}")
+        out[node] = int(number)
+    return out
+
+
 def generate_controller_script(config: RunConfig, fault_mixes: dict) -> Script:
     """3 controllers and 2 or 3 brokers; writes, consumes, and faults of the mix on both
     tiers (broker crashes with flush loss, controller leader crashes, partitions between
@@ -482,6 +498,10 @@ def generate_controller_script(config: RunConfig, fault_mixes: dict) -> Script:
     options = [("acks", "all" if rng.random() < 0.5 else "default")]
     if config.group_size == 3 and rng.random() < 0.25:
         options.append(("learner", "b3"))
+    # configured priorities (brokerElectionPriority), drawn apart so that the plan stays the seed's
+    configured = random.Random(f"{config.seed}:priorities")
+    if configured.random() < 0.3:
+        options.append(("priorities", ",".join(f"{b}={configured.choice((0, 1, 2))}" for b in brokers)))
     steps: list[Step] = [Step("await-master", ("30000",)), Step("write", ("3",)), Step("run", ("2000",))]
     down: set[str] = set()
     elapsed = 0
