@@ -40,3 +40,11 @@ def test_a_bug_no_release_has_fails_with_its_disagreement(tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     assert "truncation.find_consistent_point: disagrees" in done.stdout
     assert "first disagreement" in (report / "handler-level.md").read_text()
+
+
+def test_fingerprint_of_an_implementation_without_dledger_operations_judges_what_it_declares():
+    done = subprocess.run([sys.executable, "-m", "cli", "fingerprint", "--adapter", f"{FIXTURE}:as_released",
+                           "--quiet", "--samples", "50"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "truncation.append" in done.stdout and "agrees but for known departures (upstream-empty-epoch" in done.stdout
+    assert "handle_vote" not in done.stdout  # no DLedger table of "not applicable" rows
