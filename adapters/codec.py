@@ -6,7 +6,8 @@ Encoding (docs/adapter-protocol.md, "Values"):
 * an enum → its name (``"ACCEPT"``, ``"SUCCESS"``);
 * a tuple or list → an array; a set or frozenset → a sorted array;
 * a mapping → an array of ``[key, value]`` pairs, sorted by key (keys may be arrays);
-* ``None`` → null; ints, strings, bools as themselves.
+* ``None`` → null; ints, strings, bools as themselves; bytes (a classic frame's body,
+  a commitlog) → a base64 string.
 
 Decoding is driven by the field types of the records (so an enum field accepts its
 name), and by ``"@type"`` where a field may hold several kinds of record (effects).
@@ -14,6 +15,7 @@ Anything that does not fit raises ``CodecError`` naming the path of the bad valu
 """
 from __future__ import annotations
 
+import base64
 import enum
 import importlib
 import pkgutil
@@ -37,6 +39,7 @@ NAMESPACES = {
     "controller": ("spec.controller", "spec.frozenmap"),
     "broker": ("spec.broker", "spec.controller"),
     "raft": ("spec.raft",),
+    "classic": ("spec.classic",),
 }
 
 
@@ -87,6 +90,8 @@ def encode(value: Any) -> Any:
         return value.name
     if value is None or isinstance(value, (bool, int, str, float)):
         return value
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(value).decode("ascii")
     if attrs.has(type(value)):
         out = {"@type": type(value).__name__}
         for f in attrs.fields(type(value)):
@@ -178,6 +183,13 @@ def decode(data: Any, hint: Any, reg: Registry, path: str = "") -> Any:
         if not isinstance(data, str):
             raise CodecError(path, f"expected a string, got {data!r}")
         return data
+    if hint is bytes:
+        if isinstance(data, str):
+            try:
+                return base64.b64decode(data, validate=True)
+            except ValueError:
+                pass
+        raise CodecError(path, f"expected bytes as a base64 string, got {str(data)[:40]!r}")
     return _decode_untyped(data, reg, path)
 
 

@@ -31,6 +31,13 @@ from spec.controller.heartbeat import BrokerHeartbeat, HeartbeatTable, StaticLiv
 from spec.controller.records import BrokerIdentity, ControllerMetadata
 from spec.controller.rules import ControllerRules
 from spec.controller.profiles import PROFILES as CONTROLLER_PROFILES
+from spec.classic import commitlog as classic_commitlog
+from spec.classic import master as classic_master
+from spec.classic import slave as classic_slave
+from spec.classic import write as classic_write
+from spec.classic.profiles import DEFAULT_PROFILE as CLASSIC_DEFAULT_PROFILE
+from spec.classic.profiles import PROFILES as CLASSIC_PROFILES
+from spec.classic.records import ClassicConfig, TransferHeader
 
 
 @attrs.frozen(slots=True)
@@ -235,6 +242,109 @@ OPERATIONS.update({
              ("current_confirm_offset", int)),
             Any,
             lambda profile, **kw: broker_confirm.compute_master_confirm_offset(**kw),
+        ),
+    )
+})
+
+
+def _classic(fn):
+    """A classic procedure under the named profile (default: the spec's)."""
+    return lambda profile, **kw: fn(CLASSIC_PROFILES.get(profile or "", CLASSIC_DEFAULT_PROFILE), **kw)
+
+
+CLASSIC_PROFILE_NAMES = tuple(CLASSIC_PROFILES)
+
+OPERATIONS.update({
+    op.name: op
+    for op in (
+        Operation(
+            "classic.place_message", "classic",
+            (("max_offset", int), ("size", int), ("file_size", int)), classic_commitlog.Placement,
+            lambda profile, **kw: classic_commitlog.place_message(**kw),
+        ),
+        Operation(
+            "classic.commit_log_data", "classic",
+            (("offset", int), ("min_offset", int), ("max_offset", int), ("file_size", int)),
+            classic_commitlog.DataSlice,
+            lambda profile, **kw: classic_commitlog.commit_log_data(**kw),
+        ),
+        Operation(
+            "classic.flush_commit_log", "classic",
+            (("flushed", int), ("max_offset", int), ("file_size", int), ("least_pages", int), ("page_size", int)),
+            classic_commitlog.FlushDecision,
+            lambda profile, **kw: classic_commitlog.flush_commit_log(**kw),
+        ),
+        Operation(
+            "classic.is_slave_ok", "classic",
+            (("connection_count", int), ("push2_slave_max_offset", int), ("master_put_where", int),
+             ("config", ClassicConfig)), classic_write.SlaveOkOutcome,
+            lambda profile, **kw: classic_write.is_slave_ok(**kw),
+        ),
+        Operation(
+            "classic.submit_replica_request", "classic",
+            (("wrote_offset", int), ("wrote_bytes", int), ("now", int), ("connection_count", int),
+             ("push2_slave_max_offset", int), ("wait_store_msg_ok", bool), ("config", ClassicConfig)),
+            classic_write.ReplicaDecision,
+            _classic(lambda p, **kw: classic_write.submit_replica_request(profile=p, **kw)),
+            lambda d: (d.outcome, d.status, d.request), CLASSIC_PROFILE_NAMES,
+        ),
+        Operation(
+            "classic.transfer_status", "classic",
+            (("request", classic_write.ReplicaRequest), ("push2_slave_max_offset", int),
+             ("connection_acks", tuple[tuple[int, int], ...]), ("now", int)), classic_write.TransferOutcome,
+            lambda profile, **kw: classic_write.transfer_status(**kw),
+        ),
+        Operation(
+            "classic.submit_flush_request", "classic",
+            (("config", ClassicConfig), ("wait_store_msg_ok", bool)), classic_write.FlushRequestOutcome,
+            lambda profile, **kw: classic_write.submit_flush_request(**kw),
+        ),
+        Operation(
+            "classic.on_slave_report", "classic",
+            (("connection", classic_master.ConnectionView), ("report", int), ("master_max_offset", int),
+             ("push2_slave_max_offset", int)), classic_master.ReportDecision,
+            _classic(lambda p, **kw: classic_master.on_slave_report(profile=p, **kw)),
+            lambda d: (d.outcome, d.connection, d.push2_slave_max_offset, d.close), CLASSIC_PROFILE_NAMES,
+        ),
+        Operation(
+            "classic.master_housekeeping", "classic",
+            (("last_read_ms", int), ("now", int), ("config", ClassicConfig)), classic_master.HousekeepingOutcome,
+            lambda profile, **kw: classic_master.master_housekeeping(**kw),
+        ),
+        Operation(
+            "classic.write_socket_round", "classic",
+            (("view", classic_master.WriteView), ("log", classic_master.LogView), ("now", int),
+             ("config", ClassicConfig)), classic_master.WriteDecision,
+            lambda profile, **kw: classic_master.write_socket_round(**kw),
+        ),
+        Operation(
+            "classic.on_connect", "classic",
+            (("max_offset", int), ("now", int), ("last_write_ms", int)), classic_slave.ClientView,
+            _classic(lambda p, **kw: classic_slave.on_connect(profile=p, **kw)), lambda x: x, CLASSIC_PROFILE_NAMES,
+        ),
+        Operation(
+            "classic.periodic_report", "classic",
+            (("view", classic_slave.ClientView), ("now", int), ("config", ClassicConfig)),
+            classic_slave.SlaveReportDecision,
+            lambda profile, **kw: classic_slave.periodic_report(**kw),
+        ),
+        Operation(
+            "classic.progress_report", "classic",
+            (("view", classic_slave.ClientView), ("max_offset", int)), classic_slave.SlaveReportDecision,
+            lambda profile, **kw: classic_slave.progress_report(**kw),
+        ),
+        Operation(
+            "classic.on_frame", "classic",
+            (("slave_max_offset", int), ("header", TransferHeader), ("config", ClassicConfig)),
+            classic_slave.FrameDecision,
+            lambda profile, **kw: classic_slave.on_frame(**kw),
+        ),
+        Operation(
+            "classic.slave_housekeeping", "classic",
+            (("view", classic_slave.ClientView), ("now", int), ("config", ClassicConfig)),
+            classic_slave.ClientHousekeeping,
+            _classic(lambda p, **kw: classic_slave.slave_housekeeping(profile=p, **kw)), lambda x: x,
+            CLASSIC_PROFILE_NAMES,
         ),
     )
 })

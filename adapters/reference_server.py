@@ -21,6 +21,7 @@ from reference.dledger_node import DLedgerDurable, DLedgerNode
 from reference.mutants import MUTANTS
 from reference.node_api import Message
 from reference.procedures import REFERENCE_PROCEDURES
+from spec.classic.profiles import DEFAULT_PROFILE as CLASSIC_DEFAULT_PROFILE
 from spec.dledger.profiles import PROFILES
 from spec.dledger.records import ClientAppend, DLedgerView
 from spec.invariants.dledger import liveness_bound_ms
@@ -39,7 +40,8 @@ class ReferenceServer:
             self.profile, self.procedures = self.base_profile, REFERENCE_PROCEDURES
         else:
             self.profile, self.procedures = MUTANTS[mutant].apply(self.base_profile)
-        self.profiles = {"dledger": dledger_profile, "controller": controller_profile}
+        self.profiles = {"dledger": dledger_profile, "controller": controller_profile,
+                         "classic": CLASSIC_DEFAULT_PROFILE.name}
         self.nodes: dict[str, DLedgerNode] = {}
         self.kinds: dict[str, str] = {}  # handle -> node kind it was created as
 

@@ -341,9 +341,8 @@ class ClassicMachine(ScenarioMachine):
     over), broker crashes (the unflushed tail is lost) and restarts, an operator's wiped
     store, manual failover and the commitlog cleaner, partitions, one-way blocks, lossy
     links. Every invariant of spec/invariants/classic.py is checked after every node
-    activation; the teardown ends every fault and writes again. (The liveness
-    properties, connection-stable and slave-catches-up, need a minute of quiet at the
-    end: campaigns judge them; ``settle_ms`` gives a machine that quiet spell too.)
+    activation; the teardown ends every fault, writes again and idles long enough for
+    the liveness properties (connection-stable, slave-catches-up) to be judged.
     """
 
     adapter = "reference"
@@ -352,7 +351,7 @@ class ClassicMachine(ScenarioMachine):
     flush: str | None = None
     nodes = CLASSIC_BROKERS
     lossy_net = ("1..60", "drop=0.1", "dup=0.05")
-    settle_ms = 1000
+    settle_ms = 70_000  # QUIET_MS + CATCH_UP_MS + 10 s (conformance/scenarios/classic.py)
 
     @initialize(seed=st.integers(0, 2**16), data=st.data())
     def start(self, seed, data):
@@ -422,6 +421,6 @@ class ClassicMachine(ScenarioMachine):
 
 
 def classic_machine_for(adapter: str = "reference", mode: str | None = None, flush: str | None = None,
-                        profile: str | None = None, settle_ms: int = 1000):
+                        profile: str | None = None, settle_ms: int = 70_000):
     return type("ClassicMachineFor", (ClassicMachine,),
                 {"adapter": adapter, "mode": mode, "flush": flush, "profile": profile, "settle_ms": settle_ms})

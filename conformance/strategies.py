@@ -6,6 +6,7 @@ Inputs are kept small so that every branch of every table is reached often.
 """
 from __future__ import annotations
 
+import attrs
 from hypothesis import strategies as st
 
 from conformance.round_inputs import ROUND_INPUTS
@@ -57,6 +58,11 @@ from spec.dledger.records import (
 )
 from spec.truncation.epoch_file import EpochEntry, EpochFile, set_last_end
 from spec.truncation.replication import TransferHeader
+from spec.classic.master import ConnectionView, LogView, WriteView
+from spec.classic.records import BrokerRole, ClassicConfig, FlushDiskType
+from spec.classic.records import TransferHeader as ClassicTransferHeader
+from spec.classic.slave import ClientView
+from spec.classic.write import ReplicaRequest
 
 IDS = ("n1", "n2", "n3", "x9")
 PEERS = frozenset({"n1", "n2", "n3"})
@@ -506,3 +512,163 @@ ARGUMENTS = {
 
 # The round operations share their generators with the fingerprint and the transcript recorder.
 ARGUMENTS.update({name: st.randoms(use_true_random=False).map(make) for name, make in ROUND_INPUTS.items()})
+
+
+# ---------------------------------------------------------------------- classic HA
+
+CLASSIC_OFFSETS = st.one_of(st.integers(0, 5000), st.integers(2**31 - 64, 2**31 + 64), st.integers(0, 2**40))
+CLASSIC_TIMES = st.one_of(st.integers(0, 10**6), st.integers(2**31 - 10**4, 2**31 + 10**4))
+FILE_BASES = st.one_of(st.integers(0, 3), st.integers(2**31 // 1024 - 2, 2**31 // 1024 + 2))  # in files of 1 KiB
+
+
+@st.composite
+def classic_configs(draw) -> ClassicConfig:
+    file_size = draw(st.sampled_from((64, 1024, 4096, 1 << 30)))
+    return ClassicConfig(
+        broker_role=draw(st.sampled_from(BrokerRole)), flush_disk_type=draw(st.sampled_from(FlushDiskType)),
+        mapped_file_size_commit_log=file_size,
+        ha_transfer_batch_size=draw(st.integers(1, file_size)),
+        ha_max_gap_not_in_sync=draw(st.sampled_from((1, 2048, 256 * 1024 * 1024))),
+        in_sync_replicas=draw(st.integers(1, 3)),
+    )
+
+
+@st.composite
+def classic_place_args(draw) -> dict:
+    file_size = draw(st.sampled_from((64, 1024)))
+    start = draw(FILE_BASES) * 1024
+    max_offset = start + draw(st.integers(0, file_size))
+    size = draw(st.one_of(st.integers(0, file_size + 2), near(file_size - max_offset % file_size - 8)))
+    return {"max_offset": max_offset, "size": max(size, 0), "file_size": file_size}
+
+
+@st.composite
+def classic_data_args(draw) -> dict:
+    file_size = 1024
+    min_offset = draw(FILE_BASES) * file_size
+    max_offset = min_offset + draw(st.integers(0, 4 * file_size))
+    offset = draw(st.one_of(st.just(0), near(min_offset), near(max_offset), st.integers(0, max_offset + file_size)))
+    return {"offset": max(offset, 0), "min_offset": min_offset, "max_offset": max_offset, "file_size": file_size}
+
+
+@st.composite
+def classic_flush_args(draw) -> dict:
+    page = draw(st.sampled_from((64, 256)))
+    flushed = draw(FILE_BASES) * 1024 + draw(st.integers(0, 1024))
+    max_offset = flushed + draw(st.one_of(st.integers(0, 2048), near(4 * page), st.just(0)))
+    return {"flushed": flushed, "max_offset": max_offset, "file_size": 1024,
+            "least_pages": draw(st.sampled_from((0, 4))), "page_size": page}
+
+
+@st.composite
+def classic_slave_ok_args(draw) -> dict:
+    config = draw(classic_configs())
+    push2 = draw(CLASSIC_OFFSETS)
+    return {"connection_count": draw(st.integers(0, 2)), "push2_slave_max_offset": push2,
+            "master_put_where": push2 + draw(near(config.ha_max_gap_not_in_sync)), "config": config}
+
+
+@st.composite
+def classic_replica_args(draw) -> dict:
+    # mostly a SYNC_MASTER with messages that wait for the store: where the rows part
+    role = draw(st.sampled_from((BrokerRole.SYNC_MASTER,) * 4 + (BrokerRole.ASYNC_MASTER, BrokerRole.SLAVE)))
+    config = attrs.evolve(draw(classic_configs()), broker_role=role)
+    push2 = draw(CLASSIC_OFFSETS)
+    wrote = push2 + draw(st.one_of(near(config.ha_max_gap_not_in_sync - 64, 2), st.integers(0, 100)))
+    return {"wrote_offset": max(wrote, 0), "wrote_bytes": 64, "now": draw(CLASSIC_TIMES),
+            "connection_count": draw(st.sampled_from((0, 1, 1, 2))), "push2_slave_max_offset": push2,
+            "wait_store_msg_ok": draw(st.sampled_from((True, True, True, False))), "config": config}
+
+
+@st.composite
+def classic_transfer_args(draw) -> dict:
+    wrote = draw(CLASSIC_OFFSETS)
+    end = wrote + draw(st.integers(8, 300))
+    deadline = draw(CLASSIC_TIMES)
+    acks = draw(st.lists(st.tuples(st.one_of(st.just(0), near(wrote)), near(end)), max_size=3))
+    return {"request": ReplicaRequest(wrote, end, deadline, draw(st.integers(1, 3))),
+            "push2_slave_max_offset": draw(near(end)), "connection_acks": tuple(acks),
+            "now": draw(near(deadline))}
+
+
+@st.composite
+def classic_report_args(draw) -> dict:
+    master_max = draw(CLASSIC_OFFSETS)
+    first = draw(st.booleans())
+    request = -1 if first else draw(st.integers(0, master_max))
+    connection = ConnectionView(request, request, draw(st.sampled_from((0, master_max))))
+    return {"connection": connection, "report": max(0, draw(near(master_max))), "master_max_offset": master_max,
+            "push2_slave_max_offset": draw(st.integers(0, master_max + 1))}
+
+
+@st.composite
+def classic_housekeeping_args(draw, master: bool) -> dict:
+    last = draw(CLASSIC_TIMES)
+    config = draw(classic_configs())
+    now = last + draw(st.one_of(near(config.ha_housekeeping_interval_ms), near(config.ha_housekeeping_interval_ms + 5000)))
+    if master:
+        return {"last_read_ms": last, "now": now, "config": config}
+    view = ClientView(draw(CLASSIC_OFFSETS), last, last + draw(st.sampled_from((-6000, 0, 5001, 6000))))
+    return {"view": view, "now": now, "config": config}
+
+
+@st.composite
+def classic_write_round_args(draw) -> dict:
+    config = attrs.evolve(draw(classic_configs()), mapped_file_size_commit_log=1024,
+                          ha_transfer_batch_size=draw(st.sampled_from((1, 256, 1024))))
+    min_offset = draw(FILE_BASES) * 1024
+    max_offset = min_offset + draw(st.integers(0, 3 * 1024))
+    request = draw(st.one_of(st.just(-1), st.just(0), st.integers(min_offset, max_offset + 1024)))
+    where = draw(st.one_of(st.just(-1), near(max_offset), st.integers(min_offset, max_offset + 1024)))
+    last = draw(CLASSIC_TIMES)
+    return {"view": WriteView(request, -1 if request == -1 else where, last),
+            "log": LogView(min_offset, max_offset), "config": config,
+            "now": last + draw(near(config.ha_send_heartbeat_interval_ms))}
+
+
+@st.composite
+def classic_connect_args(draw) -> dict:
+    return {"max_offset": draw(CLASSIC_OFFSETS), "now": draw(CLASSIC_TIMES), "last_write_ms": draw(CLASSIC_TIMES)}
+
+
+@st.composite
+def classic_periodic_args(draw) -> dict:
+    config = draw(classic_configs())
+    last = draw(CLASSIC_TIMES)
+    return {"view": ClientView(draw(CLASSIC_OFFSETS), last, last), "config": config,
+            "now": last + draw(near(config.ha_send_heartbeat_interval_ms))}
+
+
+@st.composite
+def classic_progress_args(draw) -> dict:
+    reported = draw(CLASSIC_OFFSETS)
+    return {"view": ClientView(reported, 0, 0), "max_offset": max(0, draw(near(reported)))}
+
+
+@st.composite
+def classic_frame_args(draw) -> dict:
+    config = draw(classic_configs())
+    slave_max = draw(st.one_of(st.just(0), CLASSIC_OFFSETS))
+    offset = max(0, draw(st.one_of(near(slave_max), st.integers(0, 2**40))))
+    return {"slave_max_offset": slave_max, "header": ClassicTransferHeader(offset, draw(st.integers(0, 300))),
+            "config": config}
+
+
+ARGUMENTS.update({
+    "classic.place_message": classic_place_args(),
+    "classic.commit_log_data": classic_data_args(),
+    "classic.flush_commit_log": classic_flush_args(),
+    "classic.is_slave_ok": classic_slave_ok_args(),
+    "classic.submit_replica_request": classic_replica_args(),
+    "classic.transfer_status": classic_transfer_args(),
+    "classic.submit_flush_request": st.fixed_dictionaries({"config": classic_configs(),
+                                                          "wait_store_msg_ok": st.booleans()}),
+    "classic.on_slave_report": classic_report_args(),
+    "classic.master_housekeeping": classic_housekeeping_args(True),
+    "classic.write_socket_round": classic_write_round_args(),
+    "classic.on_connect": classic_connect_args(),
+    "classic.periodic_report": classic_periodic_args(),
+    "classic.progress_report": classic_progress_args(),
+    "classic.on_frame": classic_frame_args(),
+    "classic.slave_housekeeping": classic_housekeeping_args(False),
+})

@@ -36,7 +36,9 @@ from collections import Counter
 import attrs
 
 from reference.node_api import Message, Ready
-from spec.classic.commitlog import MESSAGE_MAGIC_CODE, PlaceOutcome, blank_record, encode_record
+from spec.classic.commitlog import (
+    MESSAGE_MAGIC_CODE, DataOutcome, PlaceOutcome, blank_record, commit_log_data, encode_record,
+)
 from spec.classic.master import NO_OFFSET, ConnectionView, LogView, WriteView
 from spec.classic.records import BrokerRole, ClassicConfig, PutMessageStatus, SlaveReport, TransferHeader
 from spec.classic.rules import DEFAULT_CLASSIC_RULES, ClassicRules
@@ -48,6 +50,7 @@ from spec.classic.wire import (
 from spec.classic.write import FlushRequestOutcome, ReplicaRequest, TransferOutcome
 
 GAP_TIMEOUT_MS = 500  # a stream gap open this long: the connection is broken
+NEVER = 1 << 62
 CONNECT_TIMEOUT_MS = 5_000  # RemotingUtil.connect
 CONNECT_RETRY_MS = 5_000  # HAClient: waitForRunning(5 s) after a failed connect
 CLIENT_SELECT_MS = 1_000  # HAClient: selector.select(1000) between rounds
@@ -142,6 +145,7 @@ class ClassicBroker:
         self._out: list[Message] = []
         self._dirty = False
         self._bytes: bytes | None = None
+        self._now = now
         self._reset_ha(now)
 
     def _reset_ha(self, now: int) -> None:
@@ -218,7 +222,45 @@ class ClassicBroker:
 
     # ------------------------------------------------------------------ driver API
 
+    def next_deadline(self) -> int:
+        """The earliest time ``tick`` can do anything (deadline scheduling): the flush
+        service's next round, and per connection its stream gap, housekeeping, heartbeat
+        or waiting batch, a waiting producer's deadline, the HAClient's next round."""
+        now = self._now
+        if self.config.flush_disk_type.value == "SYNC_FLUSH":
+            due = now if self.flush_waits or self.flushed < self.max_offset else NEVER
+        else:
+            due = self.last_flush_round_ms + self.config.flush_interval_commit_log_ms
+        for c in self.connections.values():
+            due = min(due, c.last_read_ms + self.config.ha_housekeeping_interval_ms + 1)
+            if c.stream.gap_since is not None:
+                due = min(due, c.stream.gap_since + GAP_TIMEOUT_MS)
+            if c.write.slave_request_offset != NO_OFFSET:
+                due = min(due, c.write.last_write_ms + self.config.ha_send_heartbeat_interval_ms + 1)
+                if self._has_batch(c):
+                    due = now
+        for _, request, status in self.replica_waits:
+            if status is None:
+                due = min(due, request.deadline)
+        c = self.client
+        if self.role is BrokerRole.SLAVE and self.master is not None:
+            if c is None:
+                due = min(due, self.next_connect_at)
+            elif c.state is ClientState.CONNECTING:
+                due = min(due, c.connect_deadline)
+            else:
+                due = min(due, c.next_round)
+                if c.stream.gap_since is not None:
+                    due = min(due, c.stream.gap_since + GAP_TIMEOUT_MS)
+        return due
+
+    def _has_batch(self, c: MasterConnection) -> bool:
+        where = c.write.next_transfer_from_where
+        return where == NO_OFFSET or commit_log_data(where, self.min_offset, self.max_offset,
+                                                     self.rules.file_size).outcome is not DataOutcome.NOT_FOUND
+
     def tick(self, now: int) -> Ready:
+        self._now = now
         self._flush_service(now)
         for c in list(self.connections.values()):
             if c.stream.broken(now):
@@ -235,6 +277,7 @@ class ClassicBroker:
         return self._ready()
 
     def step(self, message: Message, now: int) -> Ready:
+        self._now = now
         handler = _HANDLERS.get(type(message.payload))
         if handler is not None:
             getattr(self, handler)(message.src, message.payload, now)

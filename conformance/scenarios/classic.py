@@ -226,7 +226,12 @@ class ClassicCluster(SimCluster):
             self._observe_reports(node_id, node, view, messages)
         if before is not None:
             self._observe_closes(node_id, before, view, incoming)
-        if before is None or (before.min_offset, before.max_offset, before.role, before.master) != \
+        if self.full_check:  # the oracle: every live broker against its master, every time
+            for n in self.peers:
+                other, other_view = self._view(n)
+                if other_view is not None:
+                    self._check_prefixes(n, other, other_view)
+        elif before is None or (before.min_offset, before.max_offset, before.role, before.master) != \
                 (view.min_offset, view.max_offset, view.role, view.master):
             self._check_prefixes(node_id, node, view)  # its log or its configuration changed
         self._check_catch_up()
@@ -375,8 +380,17 @@ class ClassicCluster(SimCluster):
             else:
                 self._record(inv.slave_prefix(slave, master, at, False), ("prefix", slave_node))
 
+    def _wake_all(self, t: int) -> None:
+        """Judge the passing of time at ``t`` as a simulator ticking every node every 10 ms
+        would (deadline scheduling may leave every node asleep then)."""
+        for n in self.peers:
+            if self.sim.nodes[n] is not None:
+                self.sim.wake_at(n, t)
+
     def _check_catch_up(self) -> None:
         if not self.quiet():
+            if not self.sim.blocked and self.sim.net.drop == 0:
+                self._wake_all(self.last_fault + QUIET_MS)  # when the quiet begins
             return
         now = self.sim.now
         for n in self.peers:
@@ -395,6 +409,7 @@ class ClassicCluster(SimCluster):
                 self._record(inv.slave_catches_up(n, target, since, now, slave.max_offset))
                 since, target = now, master.max_offset
             self.catch_up[n] = (since, target)
+            self._wake_all(since + CATCH_UP_MS + 1)
 
     # ------------------------------------------------------------------ results
 

@@ -10,3 +10,4 @@ STEPS = settings(stateful_step_count=8, deadline=None)
 def test_classic_group_keeps_every_invariant():
     # mode, flush type and release are drawn per example
     run_state_machine_as_test(classic_machine_for("reference"), settings=STEPS)
+

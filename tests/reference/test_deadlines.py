@@ -59,6 +59,9 @@ def runs():
     return (generated("dledger", 8, mixes=("mixed", "crash", "partition", "lossy"))
             + generated("dledger", 1, adapters=mutants)
             + generated("truncation", 3, sizes=(2, 3)) + generated("controller", 2, sizes=(3, 2))
+            + generated("classic", 2, sizes=(3, 2), mixes=("mixed", "lossy"))
+            + generated("classic", 1, sizes=(3,), adapters=tuple(f"mutant:{m.name}" for m in
+                                                                  get_scenario("classic").mutants))
             + generated("raft", 1, sizes=(3,)))  # the reference as remote nodes, deadlines over the protocol
 
 

@@ -44,7 +44,7 @@ def test_scripts_report_what_the_full_check_reports(path):
 
 def mutant_runs():
     runs = []
-    for name, sizes in (("dledger", (3, 5)), ("truncation", (2, 3)), ("controller", (3, 2))):
+    for name, sizes in (("dledger", (3, 5)), ("truncation", (2, 3)), ("controller", (3, 2)), ("classic", (3, 2))):
         scenario = get_scenario(name)
         adapters = ("reference",) + tuple(f"mutant:{m.name}" for m in scenario.mutants)
         for config in plan_configs("incremental", 1, 0, scenario=name, adapters=adapters, group_sizes=sizes):
