@@ -66,6 +66,7 @@ from spec.dledger.profiles import DEFAULT_PROFILE, Profile, Timing
 from spec.dledger.rounds import (
     heartbeat_decision_time,
     heartbeat_latch_deadline,
+    heartbeat_latch_open_at_start,
     next_maintainer_run,
     vote_latch_deadline,
 )
@@ -471,12 +472,13 @@ class DLedgerNode:
     def _start_heartbeat_round(self, now: int) -> None:
         self._round_ids += 1
         self.last_send_heartbeat_time = now
-        # only replies open the latch: a group of one waits it out
         deadline = heartbeat_latch_deadline(now, self.timing)
         r = self._hb_round = _HeartbeatRound(self._round_ids, self.curr_term, deadline)
         request = HeartBeatRequest(self.curr_term, self.node_id, r.id)
         for peer in self._others:
             self._send(peer, request)
+        if heartbeat_latch_open_at_start(r.counts, len(self.peers), self.timing):
+            r.decide_at = heartbeat_decision_time(now, self.timing)
 
     def _decide_heartbeat_round(self, now: int) -> None:
         r = self._hb_round

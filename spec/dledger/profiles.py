@@ -105,6 +105,9 @@ class Timing:
     heartbeat_result_wait_ms: int = 10
     # the StateMaintainer sleeps this long after every maintainState() call
     maintainer_sleep_ms: int = 10
+    # a group of one: the leader counts itself (succNum starts at 1) but only a reply
+    # counts the heartbeat latch down, so with no peer it waits the latch out every round
+    one_node_leader_waits_latch: bool = True
     # the entry pusher gives up on a push after this long and compares again
     push_timeout_ms: int = 1000
     # an idle dispatcher sends COMMIT this often so followers learn the commit index
@@ -142,6 +145,8 @@ TIMING_SOURCES: dict[str, str] = {
                                 "beatLatch.await(heartBeatTimeIntervalMs - voteResultWaitTime) then "
                                 "Thread.sleep(voteResultWaitTime), voteResultWaitTime = 10",
     "maintainer_sleep_ms": "StateMaintainer.doWork: maintainState(); sleep(10) (release-0.1 .. master)",
+    "one_node_leader_waits_latch": "sendHeartbeats: beatLatch.countDown() only in a reply's whenComplete; a group of "
+                                   "one sends nothing and waits the whole latch (release-0.1 .. master)",
     "Profile.vote_interval_adds_last_cost": "getNextTimeToRequestVote: now + lastVoteCost + min + rand in release-0.1; "
                                     "without lastVoteCost from 0.2.0",
     "push_timeout_ms": "rmqha's reference log (DLedgerConfig.maxPushTimeOutMs = 1000)",

@@ -195,6 +195,11 @@ def vote_latch_deadline(start: int, draw: int, timing: Timing) -> int:
     return start + candidate.vote_round_wait_ms(draw, timing)
 
 
+def heartbeat_latch_open_at_start(counts, peer_size: int, timing: Timing) -> bool:
+    """Whether the leader's own acknowledgement opens the latch (a group of one); no release does."""
+    return not timing.one_node_leader_waits_latch and heartbeat.heartbeat_latch_open(counts, peer_size)
+
+
 def next_maintainer_run(returned_at: int, timing: Timing) -> int:
     """The StateMaintainer runs again this long after a run returns."""
     return returned_at + timing.maintainer_sleep_ms
@@ -221,9 +226,11 @@ def heartbeat_round(
     n = member.peer_size
     others = sorted(member.peers - {member.self_id})
     ordered = _in_arrival_order(replies, others)
+    counts = heartbeat.start_heartbeat_counts(member.curr_term)
     counts, woke, rest = _wait(
-        heartbeat.start_heartbeat_counts(member.curr_term), ordered, now, heartbeat_latch_deadline(now, timing),
+        counts, ordered, now, heartbeat_latch_deadline(now, timing),
         heartbeat.count_heartbeat, lambda c: heartbeat.heartbeat_latch_open(c, n),
+        already_open=heartbeat_latch_open_at_start(counts, n, timing),
     )
     decided = heartbeat_decision_time(woke, timing)
     if timing.heartbeat_result_wait_ms:  # replies keep arriving while the leader sleeps

@@ -3,6 +3,7 @@
 Each case names the timing path it pins; the same paths are checked against real
 builds in test_timing_transcript.py.
 """
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -60,6 +61,13 @@ def test_only_a_leader_sends():
 def test_a_group_of_one_waits_the_whole_interval(profile):
     r = hb(profile, [], n=1)
     assert (r.returns_at, r.outcome, r.times) == (NOW + 2000, O.QUORUM_ACK, LeaderTimes(NOW, NOW + 2000))
+
+
+def test_the_one_node_rule_is_profile_data():
+    """No release lets a lone leader's own acknowledgement open its latch; the field says so."""
+    eager = attrs.evolve(DLEDGER_0_4.timing, one_node_leader_waits_latch=False)
+    r = heartbeat_round(leader(1), NOW, RECENT, (), DLEDGER_0_4, eager)
+    assert (r.returns_at, r.outcome) == (NOW + 10, O.QUORUM_ACK)
 
 
 @pytest.mark.parametrize("profile,decided", [(DLEDGER_0_2, NOW + 30), (DLEDGER_0_4, NOW + 40)], ids=["0.2", "0.4"])
