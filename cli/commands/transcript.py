@@ -60,6 +60,8 @@ def run_record(args) -> int:
     declared = adapter.info.operations
     # default: the round operations where the implementation answers them, else all it declares
     ops = args.operation or ([o for o in ROUND_INPUTS if o in declared] or sorted(declared))
+    if not ops:  # nothing asked is nothing judged
+        raise UserError(f"{args.adapter} does not answer any handler-level operation: nothing to record")
     inputs = inputs_for(ops, args.samples)
     missing = [o for o in ops if o not in declared]
     if missing:
@@ -86,6 +88,10 @@ def run_replay(args) -> int:
         r = replay(path, args.profile)
         h = r.header
         total = sum(r.calls.values())
+        if not total:
+            print(f"{path}: no recorded calls: nothing was judged")
+            status = 1
+            continue
         print(f"{path}: {h.get('implementation')} {h.get('version')} judged against {r.profile}: "
               f"{total - len(r.mismatches)} of {total} recorded answers are the spec's or a known departure")
         for op, paths in sorted(r.paths.items()):

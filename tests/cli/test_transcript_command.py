@@ -1,0 +1,71 @@
+"""``rmqha transcript record|replay`` as a user runs them (docs/dledger.md "Recorded transcripts")."""
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+
+TRANSCRIPTS = sorted((Path(__file__).parents[1] / "transcripts" / "dledger").glob("rounds-*.jsonl.gz"))
+
+
+def test_replay_of_the_committed_transcripts(capsys):
+    assert main(["transcript", "replay", *map(str, TRANSCRIPTS)]) == 0
+    out = capsys.readouterr().out
+    assert "openmessaging-dledger 0.2.7 judged against dledger-0.2: 600 of 600 recorded answers are the spec's" in out
+    assert "dledger.heartbeat_round:" in out and "STEP_DOWN_LEASE_EXPIRED" in out
+
+
+def test_replay_against_another_profile_disagrees_and_shows_where(capsys):
+    assert main(["transcript", "replay", str(TRANSCRIPTS[0]), "--profile", "dledger-0.4"]) == 1
+    out = capsys.readouterr().out
+    assert "recorded:" in out and "spec:" in out
+
+
+def test_a_tampered_answer_is_a_disagreement(tmp_path, capsys):
+    lines = gzip.decompress(TRANSCRIPTS[-1].read_bytes()).decode().splitlines()
+    call = json.loads(lines[1])
+    key = "returns_at"
+    call["answer"][key] += 1
+    bad = tmp_path / "bad.jsonl.gz"
+    bad.write_bytes(gzip.compress("\n".join([lines[0], json.dumps(call)]).encode()))
+    assert main(["transcript", "replay", str(bad)]) == 1
+    assert "0 of 1 recorded answers are the spec's" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content,fragment", [
+    (b"not gzip", "not an rmqha-transcript/1 transcript"),
+    (gzip.compress(b'{"format": "something else"}\n'), "no header line"),
+    (gzip.compress(b'{"format": "rmqha-transcript/1", "profile": "dledger-0.4"}\n{"op": "dledger.nope"}\n'),
+     "line 2"),
+])
+def test_a_file_that_is_not_a_transcript_is_bad_input(tmp_path, capsys, content, fragment):
+    f = tmp_path / "t.jsonl.gz"
+    f.write_bytes(content)
+    assert main(["transcript", "replay", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and len(err.strip().splitlines()) == 1
+
+
+def test_record_then_replay(tmp_path, capsys):
+    out = tmp_path / "reference.jsonl.gz"
+    assert main(["transcript", "record", "--adapter", "reference", "--out", str(out), "--samples", "60",
+                 "--keep", "20", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "dledger.candidate_round: 60 of 60 answers agree with the spec" in text
+    assert main(["transcript", "replay", str(out)]) == 0
+    assert "40 of 40 recorded answers are the spec's" in capsys.readouterr().out
+
+
+def test_record_refuses_what_the_implementation_does_not_answer(tmp_path, capsys):
+    assert main(["transcript", "record", "--adapter", "pysyncobj", "--out", str(tmp_path / "x.jsonl.gz"),
+                 "--quiet"]) == 2
+    assert "does not answer any handler-level operation" in capsys.readouterr().err
+
+
+def test_a_transcript_without_calls_judges_nothing_and_says_so(tmp_path, capsys):
+    f = tmp_path / "empty.jsonl.gz"
+    f.write_bytes(gzip.compress(b'{"format": "rmqha-transcript/1", "profile": "dledger-0.4"}\n'))
+    assert main(["transcript", "replay", str(f)]) == 1
+    assert "nothing was judged" in capsys.readouterr().out
