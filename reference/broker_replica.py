@@ -25,6 +25,7 @@ from collections import Counter
 import attrs
 
 from reference.node_api import Message, Ready
+from spec.broker.confirm_offset import ConfirmOutcome, compute_master_confirm_offset
 from spec.truncation.algebra import REFERENCE, Variant
 from spec.truncation.epoch_file import EpochEntry, EpochFile
 from spec.truncation.replication import (
@@ -62,8 +63,10 @@ class BecomeSlave:
 
 @attrs.frozen(slots=True)
 class ClientWrite:
+    """A client write; it is acknowledged once every replica of the set holds it
+    (allAckInSyncStateSet over the whole set: the truncation scenario's setting)."""
+
     id: str  # unique message id
-    ack_all: bool = True  # acknowledge once every replica of the set holds it
 
 
 @attrs.frozen(slots=True)
@@ -330,8 +333,14 @@ class BrokerReplica:
         self._send(slave, TransferBatch(self.epoch, header, tuple(m for m, _ in chosen), tuple(i for _, i in chosen)))
 
     def _acknowledge(self) -> None:
-        """allAckInSyncStateSet over every replica: acknowledge what all of them hold."""
-        everyone = min([self.max_offset] + [self.acks.get(p, 0) for p in self.peers])
+        """allAckInSyncStateSet over every replica: confirmOffset is the spec's over the
+        whole set (it stays put while a replica has not reported); acknowledge what all of
+        them hold."""
+        decision = compute_master_confirm_offset(self.max_offset, frozenset((self.node_id, *self.peers)),
+                                                 self.node_id, self.acks, self.confirm_offset)
+        if decision.outcome is not ConfirmOutcome.COMPUTED:
+            return
+        everyone = decision.confirm_offset
         if everyone > self.confirm_offset:
             self.confirm_offset = everyone
             self._changed()
@@ -369,7 +378,7 @@ class BrokerReplica:
         if self.role is not Role.SLAVE or src != self.master or b.epoch != self.epoch or \
                 self.slave_state is not SlaveState.TRANSFER:
             return
-        decision = on_transfer_header(self.epoch_file, self.max_offset, b.header)
+        decision = on_transfer_header(self.epoch_file, self.max_offset, b.header, self.variant)
         self.coverage[("on_transfer_header", decision.outcome.value)] += 1
         if decision.outcome is HeaderOutcome.OFFSET_MISMATCH:
             self.slave_state = SlaveState.READY  # drop the connection

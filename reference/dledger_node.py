@@ -61,6 +61,7 @@ from spec.dledger.member_state import (
     may_become_follower,
     may_become_leader,
     next_term,
+    parse_result_after_becoming_follower,
 )
 from spec.dledger.profiles import DEFAULT_PROFILE, Profile, Timing
 from spec.dledger.rounds import (
@@ -334,8 +335,7 @@ class DLedgerNode:
     def _become_follower(self, e: fx.BecomeFollower, now: int) -> None:
         if not may_become_follower(self.curr_term, e.term):
             return
-        if self.profile.follower_resets_parse_result:
-            self.last_parse_result = ParseResult.WAIT_TO_REVOTE
+        self.last_parse_result = parse_result_after_becoming_follower(self.last_parse_result, self.profile)
         self.role = Role.FOLLOWER
         self.leader_id = e.leader
         self.last_leader_heartbeat_time = now
@@ -536,10 +536,7 @@ class DLedgerNode:
         )
         self._cover("handle_push", decision.row)
         self._apply(decision.effects, now)
-        response = decision.response
-        if response.end_index != len(self.log) - 1:
-            response = attrs.evolve(response, end_index=len(self.log) - 1)
-        self._send(src, response)
+        self._send(src, decision.response)
 
     def _on_push_response(self, src: str, response: PushEntryResponse, now: int) -> None:
         pending = self._outstanding.get(src)

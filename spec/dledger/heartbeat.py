@@ -45,56 +45,51 @@ class HeartbeatDecision:
     row: str = ""
 
 
+# Each row of handle_heartbeat and the code it answers, in check order: the row and
+# outcome lists below are derived from it (tests/dledger/test_heartbeat.py checks it
+# against every answer handle_heartbeat gives over its whole input space).
+HEARTBEAT_ROW_CODES: dict[str, ResponseCode] = {
+    "wrong_remote": ResponseCode.UNKNOWN_MEMBER,
+    "wrong_group": ResponseCode.UNKNOWN_GROUP,
+    "unknown_member": ResponseCode.UNKNOWN_MEMBER,
+    "unexpected_member": ResponseCode.UNEXPECTED_MEMBER,
+    "expired_term": ResponseCode.EXPIRED_TERM,
+    "same_leader": ResponseCode.SUCCESS,
+    "no_leader_yet": ResponseCode.SUCCESS,
+    "inconsistent_leader": ResponseCode.INCONSISTENT_LEADER,
+    "term_not_ready": ResponseCode.TERM_NOT_READY,
+}
+
+
+def _row(row: str, reply_term: int, effects: tuple = ()) -> HeartbeatDecision:
+    return HeartbeatDecision(HEARTBEAT_ROW_CODES[row], reply_term, effects, row)
+
+
 def handle_heartbeat(member: MemberView, request: HeartBeatRequest) -> HeartbeatDecision:
     c = member.curr_term
     if addressed_to_another(member, request.remote_id):
-        return HeartbeatDecision(ResponseCode.UNKNOWN_MEMBER, request.term, (), "wrong_remote")
+        return _row("wrong_remote", request.term)
     if of_another_group(member, request.group):
-        return HeartbeatDecision(ResponseCode.UNKNOWN_GROUP, request.term, (), "wrong_group")
+        return _row("wrong_group", request.term)
     if request.leader not in member.peers:
-        return HeartbeatDecision(ResponseCode.UNKNOWN_MEMBER, c, (), "unknown_member")
+        return _row("unknown_member", c)
     if request.leader == member.self_id:
-        return HeartbeatDecision(ResponseCode.UNEXPECTED_MEMBER, c, (), "unexpected_member")
+        return _row("unexpected_member", c)
     if request.term < c:
-        return HeartbeatDecision(ResponseCode.EXPIRED_TERM, c, (), "expired_term")
+        return _row("expired_term", c)
     if request.term == c:
         if member.leader_id == request.leader:
-            return HeartbeatDecision(ResponseCode.SUCCESS, NO_TERM, (REFRESH_LEADER_HEARTBEAT,), "same_leader")
+            return _row("same_leader", NO_TERM, (REFRESH_LEADER_HEARTBEAT,))
         if member.leader_id is None:
-            return HeartbeatDecision(
-                ResponseCode.SUCCESS, NO_TERM, (BecomeFollower(request.term, request.leader),), "no_leader_yet"
-            )
-        return HeartbeatDecision(ResponseCode.INCONSISTENT_LEADER, NO_TERM, (), "inconsistent_leader")
+            return _row("no_leader_yet", NO_TERM, (BecomeFollower(request.term, request.leader),))
+        return _row("inconsistent_leader", NO_TERM)
     # A larger term: step down to candidate first, like handle_vote; the next
     # heartbeat at the new term makes this node a follower.
-    return HeartbeatDecision(
-        ResponseCode.TERM_NOT_READY,
-        NO_TERM,
-        (BecomeCandidate(request.term), INCREASE_TERM_IMMEDIATELY),
-        "term_not_ready",
-    )
+    return _row("term_not_ready", NO_TERM, (BecomeCandidate(request.term), INCREASE_TERM_IMMEDIATELY))
 
 
-HEARTBEAT_OUTCOMES = (
-    "UNKNOWN_GROUP",
-    "UNKNOWN_MEMBER",
-    "UNEXPECTED_MEMBER",
-    "EXPIRED_TERM",
-    "SUCCESS",
-    "INCONSISTENT_LEADER",
-    "TERM_NOT_READY",
-)
-HEARTBEAT_ROWS = (
-    "wrong_remote",
-    "wrong_group",
-    "unknown_member",
-    "unexpected_member",
-    "expired_term",
-    "same_leader",
-    "no_leader_yet",
-    "inconsistent_leader",
-    "term_not_ready",
-)
+HEARTBEAT_ROWS = tuple(HEARTBEAT_ROW_CODES)
+HEARTBEAT_OUTCOMES = tuple(dict.fromkeys(code.name for code in HEARTBEAT_ROW_CODES.values()))
 
 
 # ------------------------------------------------------------ leader heartbeat round

@@ -10,7 +10,7 @@ from __future__ import annotations
 import attrs
 
 from spec.dledger.profiles import Profile
-from spec.dledger.records import DEFAULT_GROUP, NO_INDEX, NO_TERM, Role
+from spec.dledger.records import DEFAULT_GROUP, NO_INDEX, NO_TERM, ParseResult, Role
 
 # "Never" for the elector's timestamps (lastLeaderHeartBeatTime, lastSendHeartBeatTime,
 # lastSuccHeartBeatTime): DLedger initialises them to -1 and measures elapsed time
@@ -60,6 +60,13 @@ def may_become_leader(curr_term: int, term: int) -> bool:
 
 def may_become_follower(curr_term: int, term: int) -> bool:
     return curr_term == term
+
+
+def parse_result_after_becoming_follower(last: ParseResult, profile: Profile) -> ParseResult:
+    """changeToFollower resets lastParseResult to WAIT_TO_REVOTE (since PR #37), so the
+    first vote round after a follower times out is at the current term; release-0.1
+    keeps the last round's result (profile ``follower_resets_parse_result``)."""
+    return ParseResult.WAIT_TO_REVOTE if profile.follower_resets_parse_result else last
 
 
 def may_become_candidate(curr_term: int, term: int) -> bool:

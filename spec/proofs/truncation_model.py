@@ -45,25 +45,17 @@ from typing import Any
 import attrs
 import z3
 
-from spec.truncation.algebra import (
-    NO_POINT,
-    REFERENCE,
-    EpochArrays,
-    Variant,
-    append_allowed,
-    effective_count,
-    find_consistent_point_arrays,
-    suffix_truncated_count,
-)
+from spec.truncation import algebra
+from spec.truncation.algebra import NO_BOUND, NO_POINT, REFERENCE, EpochArrays, Variant, choose
 from spec.truncation.variants import VARIANTS
 
-NO_BOUND = 10**6
 REPLICAS = ("A", "B")
 PROPERTIES = ("prefix-agreement", "maximality", "committed-survival", "existence", "well-formed",
               "epoch-start-agreement")
 
 
 class _Z3Ops:
+    concrete = False
     ite = staticmethod(z3.If)
 
     @staticmethod
@@ -84,21 +76,26 @@ class _Z3Ops:
     def max(a, b):
         return z3.If(a >= b, a, b)
 
+    @staticmethod
+    def at(values, index, default):
+        out = default
+        for i, v in enumerate(values):
+            out = z3.If(index == i, v, out)
+        return out
+
 
 Z3 = _Z3Ops()
+
 
 @attrs.define
 class _Replica:
     name: str
     labels: list  # z3 Int per offset: epoch of the message there (0 beyond the end)
     max: Any
-    epochs: list
-    starts: list
-    count: Any
-    cap: Any  # the last entry's own end (NO_BOUND: open-ended; finite after the buggy truncation)
+    file: EpochArrays  # K slots; last_end: the last entry's own end (NO_BOUND: open-ended)
 
-    def arrays(self, last_end) -> EpochArrays:
-        return EpochArrays(self.epochs, self.starts, self.count, last_end)
+    def snapshot(self) -> tuple:
+        return (self.name, self.labels[:], self.max, list(self.file.epochs), list(self.file.starts), self.file.count)
 
 
 @attrs.frozen
@@ -118,54 +115,29 @@ class History:
     choices: dict  # name -> z3 var, for rendering
 
 
-def _fresh(prefix: str, n: int) -> list:
-    return [z3.Int(f"{prefix}_{i}") for i in range(n)]
-
-
 def build_history(K: int, W: int = 2, variant: Variant = REFERENCE) -> History:
-    """Unroll K epochs of the model as z3 constraints and property checks."""
+    """Unroll K epochs of the model as z3 constraints and property checks.
+
+    Every step of the algorithm is the algebra's rule (``spec/truncation/algebra.py``)
+    on z3 terms: the master's role change, the slave's handshake, each batch's label and
+    the epoch entry the slave records from it. The model itself adds only the history:
+    who is master, crashes, writes, whether and how far the slave copies.
+    """
     ops = Z3
     maxo = K * W
     cons: list = []
     checks: list[Check] = []
     snapshots: list = []
     choices: dict[str, Any] = {}
-    reps = [
-        _Replica(n, [z3.IntVal(0)] * maxo, z3.IntVal(0), [z3.IntVal(0)] * K, [z3.IntVal(0)] * K, z3.IntVal(0),
-                 z3.IntVal(NO_BOUND))
-        for n in REPLICAS
-    ]
+    zeros = [z3.IntVal(0)] * K
+    reps = [_Replica(n, [z3.IntVal(0)] * maxo, z3.IntVal(0), EpochArrays(zeros, zeros, z3.IntVal(0), NO_BOUND))
+            for n in REPLICAS]
     acked: Any = z3.IntVal(0)
 
-    def append_entry(r: _Replica, epoch, start, enabled) -> None:
-        last_epoch = _at(r.epochs, r.count - 1, K)
-        last_start = _at(r.starts, r.count - 1, K)
-        ok = ops.and_(enabled, append_allowed(last_epoch, last_start, r.count, epoch, start, ops, variant), r.count < K)
-        r.epochs = [z3.If(ops.and_(ok, r.count == i), epoch, r.epochs[i]) for i in range(K)]
-        r.starts = [z3.If(ops.and_(ok, r.count == i), start, r.starts[i]) for i in range(K)]
-        r.count = z3.If(ok, r.count + 1, r.count)
-        r.cap = z3.If(ok, NO_BOUND, r.cap)
-
-    def truncate_suffix(r: _Replica, offset, enabled) -> None:
-        new_count = suffix_truncated_count(r.arrays(r.max), offset, ops)
-        dropped = ops.and_(enabled, new_count < r.count)
-        if variant.finite_end_after_suffix_truncation:
-            cap = z3.If(new_count > 0, _at(r.starts, new_count, K), NO_BOUND)
-        else:
-            cap = NO_BOUND
-        r.cap = z3.If(dropped, cap, r.cap)
-        r.count = z3.If(enabled, new_count, r.count)
-
     def well_formed(r: _Replica):
-        ok = [r.count >= 0, r.count <= K, r.max >= 0, r.max <= maxo]
-        for i in range(K - 1):
-            ok.append(z3.Implies(i + 1 < r.count, z3.And(r.epochs[i] < r.epochs[i + 1], r.starts[i] < r.starts[i + 1])))
-        for o in range(maxo):
-            covered = z3.Or(*[z3.And(i < r.count, r.starts[i] <= o,
-                                     o < z3.If(i + 1 < r.count, r.starts[min(i + 1, K - 1)], r.cap))
-                              for i in range(K)])
-            ok.append(z3.Implies(o < r.max, covered))
-        return z3.And(*ok)
+        f = r.file
+        return z3.And(f.count >= 0, f.count <= K, r.max >= 0, r.max <= maxo, algebra.increasing(f, ops),
+                      *[z3.Implies(o < r.max, algebra.covers(f, o, ops)) for o in range(maxo)])
 
     for e in range(1, K + 1):
         master_is_b = z3.Bool(f"e{e}_master_is_B")
@@ -185,31 +157,32 @@ def build_history(K: int, W: int = 2, variant: Variant = REFERENCE) -> History:
         # the master of this epoch: change_to_master, then write
         for idx, r in enumerate(reps):
             is_master = master_is_b if idx == 1 else z3.Not(master_is_b)
-            # change_to_master: cut the epoch file where a dirty tail was dropped, then append
-            truncate_suffix(r, r.max, z3.And(is_master, dirty[r.name]))
-            append_entry(r, z3.IntVal(e), r.max, is_master)
+            r.file = algebra.change_to_master(r.file, z3.IntVal(e), r.max, dirty[r.name], ops, variant,
+                                              enabled=is_master).file
             new_max = r.max + writes
             r.labels = [z3.If(z3.And(is_master, r.max <= o, o < new_max), e, r.labels[o]) for o in range(maxo)]
             cons.append(z3.Implies(is_master, new_max <= maxo))
             r.max = z3.If(is_master, new_max, r.max)
         a, b = reps
-        master = _Select(master_is_b, b, a)
-        slave = _Select(master_is_b, a, b)
         m_labels = [z3.If(master_is_b, b.labels[o], a.labels[o]) for o in range(maxo)]
         s_labels = [z3.If(master_is_b, a.labels[o], b.labels[o]) for o in range(maxo)]
-        m_max, s_max = master.get("max"), slave.get("max")
-        m_arr = EpochArrays(master.list("epochs", K), master.list("starts", K), master.get("count"), m_max)
-        s_arr = EpochArrays(slave.list("epochs", K), slave.list("starts", K), slave.get("count"), s_max)
-        at_handshake = [(r.name, r.labels[:], r.max, r.epochs[:], r.starts[:], r.count) for r in reps]
+        m_max, s_max = z3.If(master_is_b, b.max, a.max), z3.If(master_is_b, a.max, b.max)
+        m_file, s_file = choose(master_is_b, b.file, a.file, ops), choose(master_is_b, a.file, b.file, ops)
+        m_arr = EpochArrays(m_file.epochs, m_file.starts, m_file.count, m_max)  # as the master compares
+        at_handshake = [r.snapshot() for r in reps]
         sync = z3.Bool(f"e{e}_sync")
         choices[f"e{e}_sync"] = sync
-        comparable = effective_count(s_arr, ops, variant)
-        point = find_consistent_point_arrays(s_arr, m_arr, ops, variant)
-        t = z3.If(comparable == 0, 0, point)
+        point = z3.Int(f"e{e}_consistent_point")
+
+        def named(t, point=point):
+            cons.append(point == t)
+            return point
+
+        handshake = algebra.slave_handshake(s_file, s_max, m_file, m_max, ops, variant, name=named)
         t_var = z3.Int(f"e{e}_t")
-        cons.append(t_var == t)
+        cons.append(t_var == handshake.point)
         choices[f"e{e}_t"] = t_var
-        ok = z3.And(sync, t_var != NO_POINT)
+        ok = z3.And(sync, z3.Not(handshake.failed))
         # properties at this handshake
         upto = ops.min(t_var, s_max)
         prefix_ok = z3.And(*[z3.Implies(o < upto, z3.And(o < m_max, s_labels[o] == m_labels[o])) for o in range(maxo)])
@@ -220,27 +193,22 @@ def build_history(K: int, W: int = 2, variant: Variant = REFERENCE) -> History:
         is_prefix = z3.And(s_max <= m_max,
                            *[z3.Implies(o < s_max, s_labels[o] == m_labels[o]) for o in range(maxo)])
         checks.append(Check("existence", e, z3.And(sync, is_prefix, z3.Or(t_var == NO_POINT, t_var < s_max))))
-        # the slave truncates and copies [from, copy_to) from the master
+        # the slave truncates and copies [from, copy_to) from the master, one message per batch
         copy_to = z3.Int(f"e{e}_copy_to")
         choices[f"e{e}_copy_to"] = copy_to
-        start_from = z3.If(comparable == 0, 0, ops.min(t_var, s_max))
+        start_from = handshake.log_end
         cons += [z3.Implies(ok, z3.And(copy_to >= start_from, copy_to <= m_max))]
+        labels = [algebra.batch_label(m_arr, o, o + 1, ops, variant) for o in range(maxo)]
         for idx, r in enumerate(reps):
             is_slave = z3.Not(master_is_b) if idx == 1 else master_is_b
             act = z3.And(is_slave, ok)
-            # an empty or data-less file starts over; otherwise suffix-truncate at t
-            clear = z3.And(act, comparable == 0)
-            r.count = z3.If(clear, 0, r.count)
-            r.cap = z3.If(clear, NO_BOUND, r.cap)
-            truncate_suffix(r, t_var, z3.And(act, comparable != 0))
+            r.file = algebra.handshake_file(r.file, handshake.from_start, handshake.failed, point, ops, variant,
+                                            enabled=act)
             r.max = z3.If(act, start_from, r.max)
-            # copy message by message; record an entry when the header's epoch changes
             for o in range(maxo):
                 copying = z3.And(act, start_from <= o, o < copy_to)
                 r.labels[o] = z3.If(copying, m_labels[o], r.labels[o])
-                h_epoch, h_start = _header_label(m_arr, o, K, variant)
-                last_epoch = _at(r.epochs, r.count - 1, K)
-                append_entry(r, h_epoch, h_start, z3.And(copying, z3.Or(r.count == 0, h_epoch != last_epoch)))
+                r.file, _ = algebra.record_header_epoch(r.file, *labels[o], ops, variant, enabled=copying)
             r.max = z3.If(act, copy_to, r.max)
         acked = z3.If(ok, ops.max(acked, copy_to), acked)
         for r in reps:
@@ -248,55 +216,12 @@ def build_history(K: int, W: int = 2, variant: Variant = REFERENCE) -> History:
         # an epoch has one start everywhere: what makes comparing starts redundant in the model
         a, b = reps
         same_epoch_other_start = z3.Or(*[
-            z3.And(i < a.count, j < b.count, a.epochs[i] == b.epochs[j], a.starts[i] != b.starts[j])
+            z3.And(i < a.file.count, j < b.file.count, a.file.epochs[i] == b.file.epochs[j],
+                   a.file.starts[i] != b.file.starts[j])
             for i in range(K) for j in range(K)])
         checks.append(Check("epoch-start-agreement", e, same_epoch_other_start))
-        snapshots.append((e, at_handshake, [(r.name, r.labels[:], r.max, r.epochs[:], r.starts[:], r.count)
-                                            for r in reps]))
+        snapshots.append((e, at_handshake, [r.snapshot() for r in reps]))
     return History(K, W, cons, checks, snapshots, choices)
-
-
-class _Select:
-    """The master's or the slave's state, chosen by a z3 condition."""
-
-    def __init__(self, cond, if_true: _Replica, if_false: _Replica):
-        self.cond, self.t, self.f = cond, if_true, if_false
-
-    def get(self, field: str):
-        return z3.If(self.cond, getattr(self.t, field), getattr(self.f, field))
-
-    def list(self, field: str, n: int):
-        return [z3.If(self.cond, getattr(self.t, field)[i], getattr(self.f, field)[i]) for i in range(n)]
-
-
-def _at(values: list, index, n: int):
-    """values[index] for a symbolic index (0 outside the range)."""
-    out: Any = z3.IntVal(0)
-    for i in range(n):
-        out = z3.If(index == i, values[i], out)
-    return out
-
-
-def _header_label(m: EpochArrays, o: int, K: int, variant: Variant):
-    """The (epoch, start) a batch header carries for the message at offset ``o``.
-
-    The master labels a batch with the epoch entry containing it; the upstream variant
-    labels the last message of an epoch with the next epoch already.
-    """
-    epoch: Any = z3.IntVal(0)
-    start: Any = z3.IntVal(0)
-    for i in range(K):
-        nxt = m.starts[i + 1] if i + 1 < K else m.last_end
-        end = z3.If(i + 1 < m.count, nxt, m.last_end)
-        inside = z3.And(i < m.count, m.starts[i] <= o, o < end)
-        e_i, s_i = m.epochs[i], m.starts[i]
-        if variant.label_switched_early and i + 1 < K:
-            last_of_epoch = z3.And(i + 1 < m.count, o == end - 1)
-            e_i = z3.If(last_of_epoch, m.epochs[i + 1], e_i)
-            s_i = z3.If(last_of_epoch, m.starts[i + 1], s_i)
-        epoch = z3.If(inside, e_i, epoch)
-        start = z3.If(inside, s_i, start)
-    return epoch, start
 
 
 # ------------------------------------------------------------------ checking

@@ -1,36 +1,49 @@
 """The truncation rules written once, for two kinds of numbers.
 
-The epoch-file rules that the proofs reason about — an entry's end offset, the
-append rule, suffix truncation, and find_consistent_point — are written here against
-a tiny operations interface (``Ops``). ``PY`` evaluates them on Python ints (the
-spec's concrete functions in ``epoch_file.py`` call them); ``spec/proofs`` passes z3
+Every rule the proofs reason about is written here against a tiny operations
+interface (``Ops``): an entry's end offset, well-formedness and coverage, the append
+rule, suffix truncation (by offset and by epoch), the role change to master (with its
+re-confirmation rule), find_consistent_point and the slave's handshake decision, the
+label of a transfer batch and the epoch entry a slave records from a batch header.
+``PY`` evaluates them on Python ints (the spec's concrete functions in
+``epoch_file.py`` and ``replication.py`` call them); ``spec/proofs`` passes z3
 operations and gets z3 terms of the very same definitions. There is no second copy
 of a rule anywhere.
 
-A *file* here is an ``EpochArrays``: up to K entries as parallel sequences
-``epochs[i]``, ``starts[i]`` (valid for ``i < count``), plus ``last_end``: the end of
-the last entry (the log's max offset when comparing; "no bound" otherwise).
+A *file* here is an ``EpochArrays``: entries as parallel sequences ``epochs[i]``,
+``starts[i]`` (valid for ``i < count``; z3 models keep K slots, Python lists may hold
+stale values past ``count``), plus ``last_end``: the end of the last entry (the log's
+max offset when comparing; the file's own end otherwise, ``NO_BOUND`` when open).
 
 Known-bad variants (the note's list) are flags of ``Variant``; the reference
 algorithm is ``Variant()``.
 """
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import attrs
 
 
 class Ops(Protocol):
+    concrete: bool  # values are plain ints and bools (a choice evaluates one side only)
+
     def ite(self, c: Any, a: Any, b: Any) -> Any: ...
     def and_(self, *xs: Any) -> Any: ...
     def or_(self, *xs: Any) -> Any: ...
     def not_(self, x: Any) -> Any: ...
     def min(self, a: Any, b: Any) -> Any: ...
     def max(self, a: Any, b: Any) -> Any: ...
+    def at(self, values: Sequence[Any], index: Any, default: Any) -> Any: ...  # values[index], default outside
 
 
 class _PythonOps:
+    concrete = True
+
+    @staticmethod
+    def at(values, index, default):
+        return values[index] if 0 <= index < len(values) else default
+
     @staticmethod
     def ite(c, a, b):
         return a if c else b
@@ -59,6 +72,8 @@ class _PythonOps:
 PY = _PythonOps()
 
 NO_POINT = -1  # find_consistent_point: no consistent point, an operator must wipe the slave
+NO_EPOCH = -1  # the last epoch of an empty file
+NO_BOUND = 2**63 - 1  # the end of an open-ended last entry: Long.MAX_VALUE, as the real cache gives it
 
 
 @attrs.frozen(slots=True)
@@ -161,3 +176,212 @@ def suffix_truncated_count(f: EpochArrays, offset: Any, ops: Ops) -> Any:
     for i in range(k):
         count = ops.ite(ops.and_(i < f.count, f.starts[i] < offset), i + 1, count)
     return count
+
+
+# ------------------------------------------------------------------ file shape
+
+
+def last_epoch(f: EpochArrays, ops: Ops) -> Any:
+    return ops.at(f.epochs, f.count - 1, NO_EPOCH)
+
+
+def last_start(f: EpochArrays, ops: Ops) -> Any:
+    return ops.at(f.starts, f.count - 1, 0)
+
+
+def empty_like(f: EpochArrays) -> EpochArrays:
+    """No entries, open-ended (what a slave keeps when it copies everything again)."""
+    return EpochArrays(f.epochs, f.starts, 0, NO_BOUND)
+
+
+def choose(cond: Any, a: EpochArrays, b: EpochArrays, ops: Ops) -> EpochArrays:
+    """``a`` where ``cond`` holds, else ``b``."""
+    if ops.concrete:
+        return a if cond else b
+
+    def pick(x, y):  # a term both sides share needs no choice
+        return x if x is y else ops.ite(cond, x, y)
+
+    return EpochArrays([pick(x, y) for x, y in zip(a.epochs, b.epochs)], [pick(x, y) for x, y in zip(a.starts, b.starts)],
+                       pick(a.count, b.count), pick(a.last_end, b.last_end))
+
+
+def increasing(f: EpochArrays, ops: Ops) -> Any:
+    """Well-formed: epochs and start offsets strictly increase."""
+    return ops.and_(*[ops.or_(ops.not_(i + 1 < f.count),
+                              ops.and_(f.epochs[i] < f.epochs[i + 1], f.starts[i] < f.starts[i + 1]))
+                      for i in range(len(f.epochs) - 1)])
+
+
+def covers(f: EpochArrays, offset: Any, ops: Ops) -> Any:
+    """Some entry holds ``offset``: start <= offset < the entry's end."""
+    return ops.or_(*[ops.and_(i < f.count, f.starts[i] <= offset, offset < entry_end(f, i, ops))
+                     for i in range(len(f.epochs))])
+
+
+# ------------------------------------------------------------------ changing a file
+
+
+def append(f: EpochArrays, epoch: Any, start: Any, ops: Ops, variant: Variant = REFERENCE,
+           enabled: Any = True) -> tuple[EpochArrays, Any]:
+    """appendEntry under the append rule, where ``enabled``: (the file, whether the entry
+    was appended). The new entry is open-ended; a file with K slots (z3) has room for K."""
+    ok = ops.and_(enabled, append_allowed(last_epoch(f, ops), last_start(f, ops), f.count, epoch, start, ops, variant))
+    if ops.concrete:
+        if not ok:
+            return f, False
+        return EpochArrays(list(f.epochs[: f.count]) + [epoch], list(f.starts[: f.count]) + [start],
+                           f.count + 1, NO_BOUND), True
+    ok = ops.and_(ok, f.count < len(f.epochs))
+    slot = [ops.and_(ok, f.count == i) for i in range(len(f.epochs))]
+    return EpochArrays([ops.ite(c, epoch, e) for c, e in zip(slot, f.epochs)],
+                       [ops.ite(c, start, s) for c, s in zip(slot, f.starts)],
+                       ops.ite(ok, f.count + 1, f.count), ops.ite(ok, NO_BOUND, f.last_end)), ok
+
+
+def _keep_first(f: EpochArrays, count: Any, ops: Ops, variant: Variant, where: Any) -> EpochArrays:
+    """The first ``count`` entries, where ``where`` holds; the survivor becomes open-ended
+    (the finite-end variant leaves it ending where the first dropped entry started)."""
+    end: Any = NO_BOUND
+    if variant.finite_end_after_suffix_truncation:
+        end = ops.ite(count > 0, ops.at(f.starts, count, NO_BOUND), NO_BOUND)
+    return EpochArrays(f.epochs, f.starts, ops.ite(where, count, f.count),
+                       ops.ite(ops.and_(where, count < f.count), end, f.last_end))
+
+
+def truncate_suffix_by_offset(f: EpochArrays, offset: Any, ops: Ops, variant: Variant = REFERENCE,
+                              where: Any = True) -> EpochArrays:
+    """truncateSuffixByOffset (where ``where``): drop the entries starting at or after ``offset``."""
+    return _keep_first(f, suffix_truncated_count(f, offset, ops), ops, variant, where)
+
+
+def truncate_suffix_by_epoch(f: EpochArrays, epoch: Any, ops: Ops, variant: Variant = REFERENCE,
+                             where: Any = True) -> EpochArrays:
+    """truncateSuffixByEpoch (where ``where``): drop the epochs >= ``epoch``."""
+    count: Any = 0
+    for i in range(len(f.epochs)):
+        count = ops.ite(ops.and_(i < f.count, f.epochs[i] < epoch), i + 1, count)
+    return _keep_first(f, count, ops, variant, where)
+
+
+@attrs.frozen(slots=True)
+class MasterChangeRule:
+    accepted: Any  # False: the epoch is older than the file's last one
+    kept_entry: Any  # re-confirmed master of the epoch the file ends with: its entry stands
+    recorded: Any  # (epoch, max offset) was appended
+    file: EpochArrays
+
+
+def change_to_master(f: EpochArrays, epoch: Any, valid_max_offset: Any, had_dirty_tail: Any, ops: Ops,
+                     variant: Variant = REFERENCE, enabled: Any = True) -> MasterChangeRule:
+    """The epoch file when a replica becomes master of ``epoch`` (where ``enabled``) with
+    valid data up to ``valid_max_offset`` (replication.change_to_master tells why each
+    step). Each step applies only where the ones before it leave it to apply, so a z3
+    model gets flat terms."""
+    accepted = ops.and_(enabled, ops.not_(epoch < last_epoch(f, ops)))
+    cut = truncate_suffix_by_offset(f, valid_max_offset, ops, variant, where=ops.and_(accepted, had_dirty_tail))
+    kept = ops.and_(cut.count > 0, last_epoch(cut, ops) == epoch, last_start(cut, ops) <= valid_max_offset)
+    moving = ops.and_(accepted, ops.not_(kept))
+    older = truncate_suffix_by_epoch(cut, epoch, ops, variant, where=ops.and_(moving, last_epoch(cut, ops) >= epoch))
+    appended, ok = append(older, epoch, valid_max_offset, ops, variant, enabled=moving)
+    return MasterChangeRule(accepted, ops.and_(accepted, kept), ok, appended)
+
+
+def compared(f: EpochArrays, max_offset: Any, ops: Ops, variant: Variant = REFERENCE) -> EpochArrays:
+    """``f`` as a comparison sees it: its last entry ends at the log's max offset.
+
+    The reference leaves out entries starting at or beyond the log's end
+    (``effective_count``), so the max offset always ends its last compared entry.
+    Without that cut (upstream before PR #9942) the end is set as
+    ``setLastEpochEntryEndOffset`` sets it: not at all when the last entry starts beyond
+    the log's end, which then stays open (``NO_BOUND``).
+    """
+    if variant.skip_empty_epochs:
+        return EpochArrays(f.epochs, f.starts, f.count, max_offset)
+    return EpochArrays(f.epochs, f.starts, f.count, ops.ite(max_offset >= last_start(f, ops), max_offset, NO_BOUND))
+
+
+@attrs.frozen(slots=True)
+class HandshakeRule:
+    from_start: Any  # nothing comparable: the slave clears its file and copies from the master's first offset
+    failed: Any  # no consistent point: the handshake fails, the slave keeps everything
+    point: Any  # the decision's point: 0 when copying from the start, else the consistent point (NO_POINT: none)
+    log_end: Any  # where the slave's log ends after the decision
+    file: EpochArrays  # the slave's epoch file after the decision
+
+
+def slave_handshake(local: EpochArrays, local_max: Any, master: EpochArrays, master_max: Any, ops: Ops,
+                    variant: Variant = REFERENCE, name: Callable[[Any], Any] = lambda t: t) -> HandshakeRule:
+    """The slave's decision on the master's handshake reply (its max offset and entries).
+
+    No epoch to compare — or, the reference's handling of upstream #9942's case, only an
+    epoch that holds no data: no data of the log is vouched for by an epoch entry, so
+    everything is copied from the start. Otherwise the consistent point t: the file is
+    cut at t, the log at min(t, local_max); none: the handshake fails. ``name`` may
+    stand t in for a constant (a z3 model names it once instead of repeating its
+    definition in every term that uses it).
+    """
+    mine = compared(local, local_max, ops, variant)
+    from_start = effective_count(mine, ops, variant) == 0
+    t = name(find_consistent_point_arrays(mine, compared(master, master_max, ops, variant), ops, variant))
+    failed = ops.and_(ops.not_(from_start), t == NO_POINT)
+    return HandshakeRule(from_start, failed, ops.ite(from_start, 0, t),
+                         ops.ite(from_start, 0, ops.ite(failed, local_max, ops.min(t, local_max))),
+                         handshake_file(local, from_start, failed, t, ops, variant))
+
+
+def handshake_file(local: EpochArrays, from_start: Any, failed: Any, point: Any, ops: Ops,
+                   variant: Variant = REFERENCE, enabled: Any = True) -> EpochArrays:
+    """The slave's epoch file after a handshake decision (where ``enabled``): cleared when
+    it copies from the start, cut at the consistent point otherwise, kept when it failed."""
+    go = ops.and_(enabled, ops.not_(failed))
+    cut = truncate_suffix_by_offset(local, point, ops, variant, where=ops.and_(go, ops.not_(from_start)))
+    clear = ops.and_(go, from_start)
+    return EpochArrays(cut.epochs, cut.starts, ops.ite(clear, 0, cut.count), ops.ite(clear, NO_BOUND, cut.last_end))
+
+
+# ------------------------------------------------------------------ transfer
+
+
+def containing_entry_end(f: EpochArrays, offset: Any, ops: Ops) -> tuple[Any, Any]:
+    """(whether an entry holds ``offset``, where a batch starting there must stop): a
+    batch never crosses into the next epoch, so it stops at the next entry's start (no
+    bound after the last entry)."""
+    found: Any = False
+    stop: Any = NO_BOUND
+    k = len(f.epochs)
+    for i in range(k):
+        inside = ops.and_(i < f.count, f.starts[i] <= offset, offset < entry_end(f, i, ops))
+        stop_i = ops.ite(i + 1 < f.count, f.starts[i + 1], NO_BOUND) if i + 1 < k else NO_BOUND
+        found, stop = ops.or_(found, inside), ops.ite(inside, stop_i, stop)
+    return found, stop
+
+
+def batch_label(f: EpochArrays, first_offset: Any, batch_end: Any, ops: Ops,
+                variant: Variant = REFERENCE) -> tuple[Any, Any]:
+    """The (epoch, epoch start) a batch header carries: the entry holding the batch's
+    first message. The label-switched variant labels a batch that ends its epoch with
+    the next epoch already, as upstream does."""
+    epoch: Any = 0
+    start: Any = 0
+    for i in range(len(f.epochs)):
+        end_i = entry_end(f, i, ops)
+        inside = ops.and_(i < f.count, f.starts[i] <= first_offset, first_offset < end_i)
+        e_i, s_i = f.epochs[i], f.starts[i]
+        if variant.label_switched_early and i + 1 < len(f.epochs):
+            switch = ops.and_(i + 1 < f.count, batch_end == end_i)
+            e_i, s_i = ops.ite(switch, f.epochs[i + 1], e_i), ops.ite(switch, f.starts[i + 1], s_i)
+        epoch, start = ops.ite(inside, e_i, epoch), ops.ite(inside, s_i, start)
+    return epoch, start
+
+
+def record_header_epoch(f: EpochArrays, header_epoch: Any, header_start: Any, ops: Ops,
+                        variant: Variant = REFERENCE, enabled: Any = True) -> tuple[EpochArrays, Any]:
+    """A slave receiving a batch header (where ``enabled``) records (epoch, epoch start)
+    when the header's epoch is not its last one: (the file, whether the header carried
+    a new epoch)."""
+    new_epoch = ops.and_(enabled, header_epoch != last_epoch(f, ops))
+    if ops.concrete and not new_epoch:
+        return f, False  # (evaluation shortcut: nothing to append)
+    appended, _ = append(f, header_epoch, header_start, ops, variant, enabled=new_epoch)
+    return appended, new_epoch

@@ -5,9 +5,9 @@ entry's start, and the last entry's end is "no bound" (``None``) until
 ``set_last_end`` fixes it — with the log's max offset, before comparing. Only
 ``(epoch, start)`` is persisted.
 
-The rules the proofs reason about (end offsets, the append rule, suffix truncation,
-find_consistent_point) are defined once in ``algebra.py`` and evaluated here on
-Python ints.
+Every rule the proofs reason about (end offsets, well-formedness, which entry holds
+an offset, the append rule, suffix truncation, find_consistent_point) is defined once
+in ``algebra.py`` and evaluated here on Python ints.
 """
 from __future__ import annotations
 
@@ -15,18 +15,18 @@ import enum
 
 import attrs
 
+from spec.truncation import algebra
 from spec.truncation.algebra import (
+    NO_BOUND,
+    NO_EPOCH,
     NO_POINT,
     PY,
     REFERENCE,
     EpochArrays,
     Variant,
-    append_allowed,
     entry_end,
     find_consistent_point_arrays,
 )
-
-NO_EPOCH = -1
 
 
 @attrs.frozen(slots=True)
@@ -54,16 +54,20 @@ class EpochFile:
             [e.epoch for e in self.entries],
             [e.start_offset for e in self.entries],
             len(self.entries),
-            end if end is not None else _NO_BOUND,
+            end if end is not None else NO_BOUND,
         )
+
+    @classmethod
+    def of_arrays(cls, a: EpochArrays) -> "EpochFile":
+        """The file the algebra computed (its first ``count`` entries; an end of
+        ``NO_BOUND`` is open-ended)."""
+        entries = tuple(EpochEntry(e, s) for e, s in zip(a.epochs[: a.count], a.starts[: a.count]))
+        return cls(entries, None if a.last_end >= NO_BOUND else a.last_end)
 
     def render(self) -> str:
         if not self.entries:
             return "(empty)"
         return " ".join(f"[e{e.epoch}@{e.start_offset}]" for e in self.entries)
-
-
-_NO_BOUND = 2**63 - 1  # "no bound": Long.MAX_VALUE, the end the real cache gives an open entry
 
 
 def of(*pairs: tuple[int, int]) -> EpochFile:
@@ -83,12 +87,11 @@ def append(f: EpochFile, epoch: int, start: int, variant: Variant = REFERENCE) -
 
     So an epoch during which nothing was written is never recorded twice at one start.
     """
-    if not f.entries:
-        return EpochFile((EpochEntry(epoch, start),), None), AppendOutcome.FIRST_ENTRY
-    last = f.entries[-1]
-    if append_allowed(last.epoch, last.start_offset, len(f.entries), epoch, start, PY, variant):
-        return EpochFile(f.entries + (EpochEntry(epoch, start),), None), AppendOutcome.APPENDED
-    if epoch <= last.epoch:
+    appended, ok = algebra.append(f.arrays(), epoch, start, PY, variant)
+    if ok:
+        outcome = AppendOutcome.APPENDED if f.entries else AppendOutcome.FIRST_ENTRY
+        return EpochFile.of_arrays(appended), outcome
+    if epoch <= f.last_epoch:
         return f, AppendOutcome.REFUSED_EPOCH_NOT_GREATER
     return f, AppendOutcome.REFUSED_START_NOT_GREATER
 
@@ -109,20 +112,12 @@ def set_last_end(f: EpochFile, end: int) -> EpochFile:
 
 def truncate_suffix_by_offset(f: EpochFile, offset: int, variant: Variant = REFERENCE) -> EpochFile:
     """Drop entries starting at or after ``offset``; the survivor becomes open-ended."""
-    kept = tuple(e for e in f.entries if e.start_offset < offset)
-    if kept == f.entries:
-        return f
-    keep_end = variant.finite_end_after_suffix_truncation and kept
-    return EpochFile(kept, f.entries[len(kept)].start_offset if keep_end else None)
+    return EpochFile.of_arrays(algebra.truncate_suffix_by_offset(f.arrays(), offset, PY, variant))
 
 
 def truncate_suffix_by_epoch(f: EpochFile, epoch: int, variant: Variant = REFERENCE) -> EpochFile:
     """Drop epochs >= ``epoch``; the survivor becomes open-ended."""
-    kept = tuple(e for e in f.entries if e.epoch < epoch)
-    if kept == f.entries:
-        return f
-    keep_end = variant.finite_end_after_suffix_truncation and kept
-    return EpochFile(kept, f.entries[len(kept)].start_offset if keep_end else None)
+    return EpochFile.of_arrays(algebra.truncate_suffix_by_epoch(f.arrays(), epoch, PY, variant))
 
 
 def truncate_prefix_by_offset(f: EpochFile, offset: int, variant: Variant = REFERENCE) -> EpochFile:
@@ -143,10 +138,9 @@ def truncate_prefix_by_offset(f: EpochFile, offset: int, variant: Variant = REFE
 
 def find_entry_by_offset(f: EpochFile, offset: int) -> EpochEntry | None:
     """The entry with start <= offset < end."""
+    a = f.arrays()
     for i, e in enumerate(f.entries):
-        end = f.entries[i + 1].start_offset if i + 1 < len(f.entries) else (
-            f.last_end if f.last_end is not None else _NO_BOUND)
-        if e.start_offset <= offset < end:
+        if e.start_offset <= offset < entry_end(a, i, PY):
             return e
     return None
 
@@ -169,26 +163,13 @@ def find_consistent_point(local: EpochFile, local_max: int, master: EpochFile, m
     """
     if not local.entries or not master.entries:
         return NO_POINT
-    return find_consistent_point_arrays(_compared(local, local_max, variant), _compared(master, master_max, variant),
-                                        PY, variant)
-
-
-def _compared(f: EpochFile, max_offset: int, variant: Variant) -> EpochArrays:
-    """``f`` as compared, its last end being the log's max offset.
-
-    The reference leaves out entries starting at or beyond the log's end, so the max
-    offset always ends its last compared entry. Without that cut (upstream before PR
-    #9942) the last end is set as ``setLastEpochEntryEndOffset`` sets it: not at all when
-    the last entry starts beyond the log's end, which stays open (Long.MAX_VALUE).
-    """
-    if variant.skip_empty_epochs:
-        return f.arrays(max_offset)
-    return set_last_end(EpochFile(f.entries), max_offset).arrays()
+    return find_consistent_point_arrays(algebra.compared(local.arrays(), local_max, PY, variant),
+                                        algebra.compared(master.arrays(), master_max, PY, variant), PY, variant)
 
 
 def well_formed(f: EpochFile) -> bool:
     """Epochs and starts strictly increasing."""
-    return all(a.epoch < b.epoch and a.start_offset < b.start_offset for a, b in zip(f.entries, f.entries[1:]))
+    return algebra.increasing(f.arrays(), PY)
 
 
 __all__ = [

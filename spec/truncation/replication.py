@@ -8,6 +8,9 @@
   header whose offset is not the slave's max offset drops the connection (except on an
   empty slave, which starts wherever the first batch does).
 * ``slave_confirm_offset``.
+
+Each decision is the algebra's rule (``spec/truncation/algebra.py``, which the z3 model
+evaluates too) on Python ints, named with the outcomes below.
 """
 from __future__ import annotations
 
@@ -16,16 +19,9 @@ from typing import Sequence
 
 import attrs
 
-from spec.truncation.algebra import NO_POINT, PY, REFERENCE, Variant, effective_count
-from spec.truncation.epoch_file import (
-    EpochFile,
-    append,
-    find_consistent_point,
-    find_entry_by_offset,
-    next_entry,
-    truncate_suffix_by_epoch,
-    truncate_suffix_by_offset,
-)
+from spec.truncation import algebra
+from spec.truncation.algebra import NO_POINT, PY, REFERENCE, Variant
+from spec.truncation.epoch_file import EpochFile
 
 
 class RoleChangeOutcome(enum.Enum):
@@ -52,20 +48,10 @@ def change_to_master(f: EpochFile, epoch: int, valid_max_offset: int, had_dirty_
     then); epochs >= ``epoch`` are dropped; then (epoch, max offset) is appended, which
     the append rule refuses (a no-op) when nothing was written since the last start.
     """
-    if epoch < f.last_epoch:
+    rule = algebra.change_to_master(f.arrays(), epoch, valid_max_offset, had_dirty_tail, PY, variant)
+    if not rule.accepted:
         return MasterChange(RoleChangeOutcome.REFUSED_OLDER_EPOCH, f, valid_max_offset, False)
-    if had_dirty_tail:
-        f = truncate_suffix_by_offset(f, valid_max_offset, variant)
-    last = f.last_entry
-    if last is not None and last.epoch == epoch and last.start_offset <= valid_max_offset:
-        # Re-confirmed master of its own epoch (a quick restart): the entry stands. Upstream
-        # drops it and appends (epoch, max offset), moving the epoch's start past what the
-        # broker wrote in it, so its slaves truncate that data (docs/controller-stack.md).
-        return MasterChange(RoleChangeOutcome.ACCEPTED, f, valid_max_offset, False)
-    if f.last_epoch >= epoch:
-        f = truncate_suffix_by_epoch(f, epoch, variant)
-    appended, outcome = append(f, epoch, valid_max_offset, variant)
-    return MasterChange(RoleChangeOutcome.ACCEPTED, appended, valid_max_offset, appended is not f)
+    return MasterChange(RoleChangeOutcome.ACCEPTED, EpochFile.of_arrays(rule.file), valid_max_offset, rule.recorded)
 
 
 def change_to_slave(f: EpochFile, epoch: int) -> RoleChangeOutcome:
@@ -100,23 +86,13 @@ def slave_handshake(
     ``master_first_offset``: where copying starts for a slave with no epoch file (0, or
     the start of the master's last file when syncing from the last file).
     """
-    comparable = effective_count(local.arrays(local_max), PY, variant) if local.entries else 0
-    if comparable == 0:
-        # No epoch to compare — or, the reference's handling of upstream #9942's case, only
-        # an epoch that holds no data: no data of the log is vouched for by an epoch entry,
-        # so copy everything from the start.
-        return HandshakeDecision(HandshakeOutcome.TRANSFER_FROM_START, master_first_offset, EpochFile(),
-                                 0 if local_max > 0 else None)
-    t = find_consistent_point(local, local_max, master, master_max, variant)
-    if t == NO_POINT:
+    rule = algebra.slave_handshake(local.arrays(), local_max, master.arrays(), master_max, PY, variant)
+    cut = rule.log_end if rule.log_end < local_max else None
+    if rule.from_start:
+        return HandshakeDecision(HandshakeOutcome.TRANSFER_FROM_START, master_first_offset, EpochFile(), cut)
+    if rule.failed:
         return HandshakeDecision(HandshakeOutcome.NO_CONSISTENT_POINT, NO_POINT, local, None)
-    cut = t if t < local_max else None
-    return HandshakeDecision(
-        HandshakeOutcome.TRUNCATE_AND_TRANSFER,
-        min(t, local_max),
-        truncate_suffix_by_offset(local, t, variant),
-        cut,
-    )
+    return HandshakeDecision(HandshakeOutcome.TRUNCATE_AND_TRANSFER, rule.log_end, EpochFile.of_arrays(rule.file), cut)
 
 
 # ------------------------------------------------------------------ transfer
@@ -157,26 +133,23 @@ def next_batch(
     (the label-switched variant labels the last batch of an epoch with the next epoch,
     as upstream does).
     """
-    entry = find_entry_by_offset(master_file, from_offset)
-    if entry is None:
+    arrays = master_file.arrays()
+    found, epoch_end = algebra.containing_entry_end(arrays, from_offset, PY)
+    if not found:
         return None
-    following = next_entry(master_file, entry.epoch)
-    epoch_end = following.start_offset if following is not None else None
     size = 0
     for m in log:
         if m.offset < from_offset + size:
             continue
-        if m.offset != from_offset + size or (epoch_end is not None and m.end > epoch_end):
+        if m.offset != from_offset + size or m.end > epoch_end:
             break
         if size and size + m.size > max_bytes:
             break
         size += m.size
     if size == 0:
         return None
-    label = entry
-    if variant.label_switched_early and following is not None and from_offset + size == epoch_end:
-        label = following
-    return TransferHeader(from_offset, label.epoch, label.start_offset, confirm_offset, size)
+    epoch, epoch_start = algebra.batch_label(arrays, from_offset, from_offset + size, PY, variant)
+    return TransferHeader(from_offset, epoch, epoch_start, confirm_offset, size)
 
 
 class HeaderOutcome(enum.Enum):
@@ -192,7 +165,8 @@ class HeaderDecision:
     confirm_offset: int
 
 
-def on_transfer_header(f: EpochFile, slave_max: int, header: TransferHeader) -> HeaderDecision:
+def on_transfer_header(f: EpochFile, slave_max: int, header: TransferHeader,
+                       variant: Variant = REFERENCE) -> HeaderDecision:
     """The slave receives a batch header (its max offset is before appending the batch).
 
     An empty slave (max offset 0) takes the first batch wherever it starts, as
@@ -204,9 +178,9 @@ def on_transfer_header(f: EpochFile, slave_max: int, header: TransferHeader) -> 
         return HeaderDecision(HeaderOutcome.OFFSET_MISMATCH, f, slave_confirm_offset(header.confirm_offset, slave_max))
     new_max = header.offset + header.size
     confirm = slave_confirm_offset(header.confirm_offset, new_max)
-    if header.epoch != f.last_epoch:
-        recorded, _ = append(f, header.epoch, header.epoch_start_offset)
-        return HeaderDecision(HeaderOutcome.APPEND_AND_RECORD_EPOCH, recorded, confirm)
+    recorded, new_epoch = algebra.record_header_epoch(f.arrays(), header.epoch, header.epoch_start_offset, PY, variant)
+    if new_epoch:
+        return HeaderDecision(HeaderOutcome.APPEND_AND_RECORD_EPOCH, EpochFile.of_arrays(recorded), confirm)
     return HeaderDecision(HeaderOutcome.APPEND, f, confirm)
 
 

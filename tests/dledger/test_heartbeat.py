@@ -1,4 +1,6 @@
-"""Heartbeats: handle_heartbeat's seven rows, the leader round (H-A, H-B), the follower timeout."""
+"""Heartbeats: handle_heartbeat's rows, the leader round (H-A, H-B), the follower timeout."""
+import itertools
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -13,6 +15,7 @@ from spec.dledger.effects import (
 )
 from spec.dledger.heartbeat import (
     HEARTBEAT_OUTCOMES,
+    HEARTBEAT_ROW_CODES,
     HEARTBEAT_ROWS,
     HeartbeatCounts,
     HeartbeatRoundOutcome as O,
@@ -26,7 +29,7 @@ from spec.dledger.heartbeat import (
 )
 from spec.dledger.member_state import NEVER, MemberView
 from spec.dledger.profiles import DEFAULT_TIMING, DLEDGER_0_1, DLEDGER_0_2, DLEDGER_0_4, PROFILES
-from spec.dledger.records import HeartBeatRequest, HeartBeatResponse, ResponseCode as C
+from spec.dledger.records import DEFAULT_GROUP, HeartBeatRequest, HeartBeatResponse, ResponseCode as C
 
 PEERS = frozenset({"n1", "n2", "n3"})
 
@@ -61,6 +64,21 @@ def test_handle_heartbeat(case):
 def test_table_names_every_row_and_code():
     assert tuple(c[0] for c in HANDLE_TABLE) == HEARTBEAT_ROWS
     assert {c[3].name for c in HANDLE_TABLE} == set(HEARTBEAT_OUTCOMES)
+
+
+def test_the_row_and_outcome_lists_are_what_handle_heartbeat_answers():
+    """Over the whole input space that matters (a member's term and leader against a
+    request's term, leader, group and addressee: self, peers and a stranger),
+    handle_heartbeat gives exactly the declared (row, code) pairs: none missing, none
+    undeclared."""
+    seen = set()
+    for curr_term, leader_id, term, leader, group, remote in itertools.product(
+            (4, 5, 6), (None, "n1", "n2", "n3"), (4, 5, 6), ("n1", "n2", "n3", "x9"), (DEFAULT_GROUP, "other"),
+            (None, "n1", "n3")):
+        d = handle_heartbeat(member(curr_term=curr_term, leader_id=leader_id),
+                             HeartBeatRequest(term, leader, group=group, remote_id=remote))
+        seen.add((d.row, d.code))
+    assert seen == set(HEARTBEAT_ROW_CODES.items())
 
 
 def test_leader_receiving_heartbeat_of_same_term_is_inconsistent():

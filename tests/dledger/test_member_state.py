@@ -13,8 +13,10 @@ from spec.dledger.member_state import (
     may_become_follower,
     may_become_leader,
     next_term,
+    parse_result_after_becoming_follower,
 )
 from spec.dledger.profiles import DLEDGER_0_1, DLEDGER_0_4
+from spec.dledger.records import ParseResult
 
 GUARDS = [
     ("leader_at_current_term", may_become_leader, 5, 5, True),
@@ -60,3 +62,16 @@ def test_next_term_is_strictly_larger_and_reaches_known_max(curr, known, candida
     assert known >= candidate_term
     t = next_term(curr, known)
     assert t > curr and t >= known if known > curr else t == curr + 1
+
+
+PARSE_RESETS = [
+    # (profile, the last round's result, what changeToFollower leaves)
+    ("since_pr37_resets", DLEDGER_0_4, ParseResult.WAIT_TO_VOTE_NEXT, ParseResult.WAIT_TO_REVOTE),
+    ("release_0_1_keeps", DLEDGER_0_1, ParseResult.WAIT_TO_VOTE_NEXT, ParseResult.WAIT_TO_VOTE_NEXT),
+]
+
+
+@pytest.mark.parametrize("case", PARSE_RESETS, ids=[c[0] for c in PARSE_RESETS])
+def test_becoming_follower_resets_the_last_parse_result_since_pr37(case):
+    _, profile, last, expected = case
+    assert parse_result_after_becoming_follower(last, profile) is expected
