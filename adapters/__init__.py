@@ -24,7 +24,9 @@ from __future__ import annotations
 import atexit
 import importlib
 
+from adapters import jvm_targets
 from adapters.errors import UserError
+from adapters.reference_server import ReferenceServer
 from adapters.transports import InProcessAdapter, ProtocolAdapter, StdioAdapter
 
 _CACHE: dict[str, ProtocolAdapter] = {}
@@ -66,8 +68,6 @@ def close_all() -> None:
 
 def connect(spec: str) -> ProtocolAdapter:
     """An adapter for ``spec``, not yet greeted (``resolve`` does the handshake)."""
-    from adapters.reference_server import ReferenceServer
-
     if spec == "reference":
         return InProcessAdapter(spec, ReferenceServer())
     kind, _, rest = spec.partition(":")
@@ -101,7 +101,5 @@ def connect(spec: str) -> ProtocolAdapter:
             raise UserError(f"adapter {spec!r}: use stdio:COMMAND")
         return StdioAdapter(spec, rest)
     if kind == "jvm":
-        from adapters import jvm_targets
-
         return jvm_targets.connect(spec, rest)
     raise UserError(f"unknown adapter {spec!r} (forms: {', '.join(FORMS)})")

@@ -46,6 +46,13 @@ from pathlib import Path
 
 from adapters.errors import UserError
 from adapters.jvm import RealClassesServer, expand_classpath, harness_classpath
+from spec.dledger import effects as fx
+from spec.dledger.heartbeat import HeartbeatDecision
+from spec.dledger.member_state import MemberView
+from spec.dledger.profiles import PROFILES
+from spec.dledger.records import ParseResult, ResponseCode, Role, VoteResult
+from spec.dledger.rounds import CandidateRoundResult, CandidateState, DrawUse, HeartbeatRoundResult, LeaderTimes
+from spec.dledger.vote import VoteDecision
 
 DLEDGER_ENV = "RMQHA_DLEDGER_JAR"
 PACKAGE = "io.openmessaging.storage.dledger"
@@ -118,8 +125,6 @@ class DLedgerElectorServer(RealClassesServer):
     implementation = "openmessaging-dledger"
 
     def __init__(self, classpath: list[str], profile: str | None = None):
-        from spec.dledger.profiles import PROFILES
-
         if profile is not None and profile not in PROFILES:
             raise UserError(f"unknown DLedger profile {profile!r} (known: {', '.join(PROFILES)})")
         super().__init__(harness_classpath(), {})
@@ -152,9 +157,6 @@ class DLedgerElectorServer(RealClassesServer):
     # ------------------------------------------------------------------ handlers
 
     def handle_vote(self, args: dict):
-        from spec.dledger.records import ResponseCode
-        from spec.dledger.vote import VoteDecision
-
         request = args["request"]
         with self._call(args["member"]) as call:
             jreq = call.request(self.j.VoteRequest, request)
@@ -168,9 +170,6 @@ class DLedgerElectorServer(RealClassesServer):
                                 code=ResponseCode(int(response.getCode())))
 
     def handle_heartbeat(self, args: dict):
-        from spec.dledger.heartbeat import HeartbeatDecision
-        from spec.dledger.records import ResponseCode
-
         request = args["request"]
         with self._call(args["member"]) as call:
             response = call.server().handleHeartBeat(call.request(self.j.HeartBeatRequest, request)).get()
@@ -179,8 +178,6 @@ class DLedgerElectorServer(RealClassesServer):
     # ------------------------------------------------------------------ rounds
 
     def heartbeat_round(self, args: dict):
-        from spec.dledger.rounds import HeartbeatRoundResult, LeaderTimes
-
         member, now, times = args["member"], args["now"], args["times"]
         with self._call(member) as call:
             call.set_elector(lastSendHeartBeatTime=times.last_send_heartbeat_time,
@@ -197,8 +194,6 @@ class DLedgerElectorServer(RealClassesServer):
             return HeartbeatRoundResult(sent, returns_at, call.member_after(), after, call.role_changes())
 
     def candidate_round(self, args: dict):
-        from spec.dledger.rounds import CandidateRoundResult, CandidateState, DrawUse
-
         member, now, state, draws = args["member"], args["now"], args["state"], args["draws"]
         with self._call(member, (state.preferred_leader, state.term_to_take_leadership)) as call:
             call.set_elector(nextTimeToRequestVote=state.next_time_to_request_vote,
@@ -225,8 +220,6 @@ class DLedgerElectorServer(RealClassesServer):
 
 
 def _parse_result(value):
-    from spec.dledger.records import ParseResult
-
     return ParseResult[str(value.name())]
 
 
@@ -291,8 +284,6 @@ class _DLedgerClasses:
         return f
 
     def vote_result(self, response):
-        from spec.dledger.records import VoteResult
-
         name = str(response.getVoteResult().name())
         result = VoteResult.__members__.get(RESULT_ALIASES.get(name, name))
         if result is None:
@@ -409,9 +400,6 @@ class _Call:
             raise RuntimeError(f"{method} threw {exc.getCause()}") from None
 
     def member_after(self):
-        from spec.dledger.member_state import MemberView
-        from spec.dledger.records import Role
-
         s = self.state
         vote, leader = s.currVoteFor(), s.getLeaderId()
         return MemberView(self.member.self_id, self.member.peers, int(s.currTerm()),
@@ -420,8 +408,6 @@ class _Call:
                           self.member.taking_leadership)
 
     def role_changes(self) -> tuple:
-        from spec.dledger import effects as fx
-
         made = {"CANDIDATE": fx.BecomeCandidate, "LEADER": fx.BecomeLeader}
         return tuple(made[role](term) for term, role in self.roles.seen if role in made)
 
@@ -435,8 +421,6 @@ class _Call:
         self.term_file.unlink(missing_ok=True)
 
     def effects(self) -> tuple:
-        from spec.dledger import effects as fx
-
         found: list = []
         roles = self.roles.seen
         for term, role in roles:

@@ -15,6 +15,7 @@ import sys
 from typing import Any, TextIO
 
 from adapters.protocol import BAD_REQUEST, error
+from adapters.reference_server import ReferenceServer
 
 
 def serve(server: Any, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
@@ -45,7 +46,6 @@ def make_server(implementation: str = "reference", mutant: str | None = None, pr
         from adapters.pysyncobj_server import PySyncObjServer
 
         return PySyncObjServer(links=links, journal=journal)
-    from adapters.reference_server import ReferenceServer
 
     return ReferenceServer(mutant=mutant, dledger_profile=profile)
 

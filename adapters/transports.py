@@ -30,8 +30,9 @@ from typing import Any, Callable
 
 import attrs
 
-from adapters import codec
+from adapters import codec, jvm
 from adapters.errors import AdapterError, ImplementationFailed, UserError
+from adapters.operations import OPERATIONS
 from adapters.protocol import ERROR_CODES, INTERNAL, PROTOCOL, UNSUPPORTED, Unsupported, request, validate_hello
 
 DEFAULT_TIMEOUT_S = 10.0
@@ -157,8 +158,6 @@ class ProtocolAdapter:
 
     def invoke(self, operation: str, args: dict) -> Any:
         """One handler-level call with spec records in and out (``adapters.operations``)."""
-        from adapters.operations import OPERATIONS
-
         op = OPERATIONS[operation]
         raw = self.call(operation, {k: codec.encode(v) for k, v in args.items()})
         try:
@@ -387,7 +386,6 @@ class JvmAdapter(ProtocolAdapter):
 
     def __init__(self, spec: str, classpath: list[str], class_name: str, timeout_s: float | None = None):
         super().__init__(spec, timeout_s)
-        from adapters import jvm
 
         self.obj = jvm.instantiate(spec, classpath, class_name)
         self._watchdog = _Watchdog(f"rmqha-jvm {spec}")

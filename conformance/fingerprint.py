@@ -13,7 +13,13 @@ from typing import Callable
 
 import attrs
 
+from adapters import codec, resolve
+from adapters.errors import AdapterError
+from adapters.operations import OPERATIONS
+from adapters.protocol import Unsupported
 from conformance import round_inputs
+from conformance.scenarios.registry import get_scenario
+from conformance.targets import resolve_targets, role_specs
 from spec.dledger import candidate, heartbeat
 from spec.dledger.member_state import MemberView
 from spec.dledger.records import (
@@ -134,10 +140,6 @@ def fingerprint(adapter, samples: int = SAMPLES, progress=None) -> dict[str, lis
 
     ``None`` for an operation the adapter does not implement (not applicable).
     """
-    from adapters import codec
-    from adapters.operations import OPERATIONS
-    from adapters.protocol import Unsupported
-
     matches: dict[str, list[str] | None] = {}
     for name, make in INPUTS.items():
         operation = PROBE_OPERATION.get(name, name)
@@ -183,21 +185,15 @@ def describe_adapter(adapter: str, scenario: str, profile: str | None) -> dict:
     A fingerprint that cannot be taken (the implementation fails at handler level) is
     recorded as such; the campaign still runs and reports the failures per run.
     """
-    from conformance.scenarios.registry import get_scenario
-
     get_scenario(scenario)
     if scenario in ("truncation", "controller"):
         # The handler-level fingerprint is DLedger's: these stacks record who runs each role.
-        from conformance.targets import resolve_targets
 
         t = resolve_targets(scenario, adapter, profile)
         return {"adapter": adapter, "implementation": t.implementation, "version": t.version,
                 "profile": profile, "fingerprint": None, "fingerprint_text": None}
-    from conformance.targets import role_specs
 
     adapter = role_specs(scenario, adapter)[scenario]
-    from adapters import resolve
-    from adapters.errors import AdapterError
 
     connected = resolve(adapter)
     info = connected.info

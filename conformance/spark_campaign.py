@@ -22,12 +22,16 @@ import pyarrow as pa
 from conformance.campaign import DEFAULT_SHRINK, ShrinkBudget, plan_configs, run_one, shrink_result
 from conformance.errors import UserError
 from conformance.faults import DEFAULT_FAULT_MIXES, check_fault_mixes
+from conformance.fingerprint import describe_adapter
 from conformance.scenarios.registry import get_scenario
 from conformance.targets import rmqha_version
 from results import io
 from results.errors import ResultsError
 from results.runresult import PropertyVerdict, RunConfig, RunResult
 from results.schema import SCHEMAS, TABLES, counterexample_rows, flatten
+from results.spark import is_local, ship_packages, spark_session
+from spec.dledger.profiles import PROFILES
+from spec.invariants.dledger import INVARIANTS, known_profile_difference
 
 
 @attrs.frozen(slots=True)
@@ -204,8 +208,6 @@ def resume_shrinking(out: Path, spec: CampaignSpec, run_fn=run_one) -> int:
 
 
 def adapter_info(adapter: str, scenario: str, profile: str | None) -> dict:
-    from conformance.fingerprint import describe_adapter
-
     return describe_adapter(adapter, scenario, profile)
 
 
@@ -228,8 +230,6 @@ def new_manifest(spec: CampaignSpec, chunks: Sequence[Chunk]) -> dict:
 def scenario_known_differences(spec: CampaignSpec) -> dict:
     if spec.scenario != "dledger":
         return {}
-    from spec.dledger.profiles import PROFILES
-    from spec.invariants.dledger import INVARIANTS, known_profile_difference
 
     return {p.name: [i for i in INVARIANTS if known_profile_difference(i, p)] for p in PROFILES.values()}
 
@@ -403,7 +403,6 @@ def _run_on_spark(out: Path, spec: CampaignSpec, todo: list[Chunk], master: str,
     """
     import threading
 
-    from results.spark import is_local, ship_packages, spark_session
 
     if not todo:
         return

@@ -23,8 +23,11 @@ from typing import Any, Callable, Iterable, Mapping
 
 import attrs
 
+from adapters import resolve
 from adapters.errors import NotApplicable
+from adapters.remote_node import RemoteNode
 from conformance.errors import UserError
+from reference import node_kinds
 from reference.dledger_node import DLedgerNode
 from reference.mutants import MUTANTS
 from reference.procedures import REFERENCE_PROCEDURES
@@ -200,8 +203,6 @@ def _mutant_name(spec: str, known: Mapping, family: str) -> str | None:
 
 
 def _reference_target(role: str, kind: str, spec: str, profile: str | None) -> Target:
-    from reference import node_kinds
-
     mutant = _mutant_name(spec, node_kinds.MUTANTS_OF_KIND[kind], node_kinds.FAMILY_OF_KIND[kind])
     implementation = RMQHA_IMPLEMENTATION + (f"+{mutant}" if mutant else "")
     make = node_kinds.FACTORIES[kind]
@@ -214,9 +215,6 @@ def _reference_target(role: str, kind: str, spec: str, profile: str | None) -> T
 
 def _remote_nodes(adapter: str, kind: str, scenario: str = "", role: str = ""):
     """The connected adapter for ``adapter`` and a factory of its ``kind`` nodes."""
-    from adapters import resolve
-    from adapters.remote_node import RemoteNode
-
     connected = resolve(adapter)
     if kind not in connected.info.nodes:
         offered = ", ".join(sorted(connected.info.nodes))

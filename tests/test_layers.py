@@ -4,6 +4,9 @@ Importing ``a.b.c`` runs ``a/__init__.py`` and ``a/b/__init__.py`` too, and what
 those import, so each rule is checked on the transitive closure of a module's imports
 (every ``import`` statement, at any depth of the module, plus the parent packages of
 every module imported). A violation names the chain of imports that leads upward.
+
+Two more rules keep the layers honest: no import cycle among modules, and no import
+inside a function (the way to dodge a cycle) except where ARCHITECTURE.md allows it.
 """
 from __future__ import annotations
 
@@ -86,6 +89,94 @@ def test_module_loads_only_its_own_and_lower_layers(module):
     assert not bad, f"{module} reaches a layer it may not load: {bad[:3]}"
 
 
+# Where an import inside a function is allowed (ARCHITECTURE.md, "Imports"): a CLI command
+# loads its implementation when it runs (``rmqha --help`` and quick commands stay quick),
+# and PySyncObj's runtime is loaded only for a pysyncobj adapter.
+LAZY_IMPORTERS = ("cli.commands.",)
+LAZY_MODULES = ("adapters.pysyncobj_server",)
+
+
+def _function_level_imports(module: str):
+    tree = ast.parse(MODULES[module].read_text())
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Import):
+                    yield node.lineno, [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    yield node.lineno, [node.module]
+
+
+def test_no_import_inside_a_function_dodges_a_cycle():
+    bad = [f"{m}:{line} imports {name}" for m in sorted(MODULES) if not m.startswith(LAZY_IMPORTERS)
+           for line, names in _function_level_imports(m) for name in names
+           if layer_of(name) in MAY_LOAD and name not in LAZY_MODULES]
+    assert not bad, bad
+
+
+def _module_level_imports(module: str) -> set[str]:
+    """What loading ``module`` runs first, outside functions and ``if TYPE_CHECKING``
+    blocks. Its own packages are running already; ``from pkg import name`` of a name
+    that is not a submodule needs ``pkg`` itself."""
+    out: list = []
+
+    def visit(body):
+        for node in body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                out.append(node)
+            elif isinstance(node, ast.If) and not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+                visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                for part in (node.body, node.orelse, node.finalbody, *[h.body for h in node.handlers]):
+                    visit(part)
+
+    visit(ast.parse(MODULES[module].read_text()).body)
+    own = set(_with_parents(module)[:-1])
+    deps: set[str] = set()
+    for node in out:
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif node.level == 0 and node.module:
+            subs = [f"{node.module}.{a.name}" for a in node.names]
+            targets = [x for x in subs if x in MODULES] + ([node.module] if any(x not in MODULES for x in subs) else [])
+        else:
+            continue
+        for target in targets:
+            deps |= {m for m in _with_parents(target) if m in MODULES and m != module and (m == target or m not in own)}
+    return deps
+
+
+def test_no_import_cycle():
+    graph = {m: _module_level_imports(m) for m in MODULES}
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def cycle_from(m, path):
+        state[m] = 1
+        for n in sorted(graph[m]):
+            if state.get(n) == 1:
+                return path[path.index(n):] + [n]
+            if n not in state:
+                found = cycle_from(n, path + [n])
+                if found:
+                    return found
+        state[m] = 2
+        return None
+
+    for m in sorted(graph):
+        if m not in state:
+            found = cycle_from(m, [m])
+            assert not found, " -> ".join(found)
+
+
+def test_the_cycle_check_sees_a_cycle(monkeypatch, tmp_path):
+    for name, text in (("spec.fake_a", "from spec.fake_b import x\n"), ("spec.fake_b", "import spec.fake_a\n")):
+        (tmp_path / f"{name}.py").write_text(text)
+        monkeypatch.setitem(MODULES, name, tmp_path / f"{name}.py")
+    with pytest.raises(AssertionError, match="fake_a -> spec.fake_b -> spec.fake_a"):
+        test_no_import_cycle()
+
+
 def test_z3_only_in_spec_proofs_within_spec():
     """The spec's z3 models live in spec/proofs; the rest of spec/ is plain Python."""
     bad = [m for m in MODULES if layer_of(m) == "spec" and not m.startswith("spec.proofs")
@@ -116,3 +207,10 @@ def test_architecture_md_states_these_rules():
         assert row, f"ARCHITECTURE.md has no layer row for {layer}/"
         stated = set(re.findall(r"`(\w+)`", row.group(1))) & set(MAY_LOAD)
         assert stated == set(allowed), f"{layer}/: ARCHITECTURE.md says {sorted(stated)}, the test {sorted(allowed)}"
+
+
+def test_every_path_architecture_md_names_exists():
+    """"Where things live" stays true: each file or folder the page names is there."""
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    named = set(re.findall(r"`((?:%s)/[\w./-]*)`" % "|".join(LAYERS + ("docs", "tests", "benchmarks")), text))
+    assert named and not [p for p in sorted(named) if not (ROOT / p).exists()]

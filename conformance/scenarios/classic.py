@@ -44,6 +44,7 @@ from conformance.scenarios.base import MAX_WRITE_BURST, ExpectationFailed, RunSu
 from conformance.script import Script, Step
 from conformance.targets import ScenarioTargets, resolve_targets
 from results.runresult import Metric, RunConfig
+from spec.classic import commitlog, master, slave, write
 from spec.classic.commitlog import BLANK_MAGIC_CODE, read_record
 from spec.classic.profiles import DEFAULT_PROFILE, PROFILES, ClassicProfile
 from spec.classic.records import BrokerRole, ClassicConfig, FlushDiskType, PutMessageStatus, SlaveReport
@@ -565,8 +566,6 @@ class ClassicCluster(SimCluster):
 
 def classic_outcomes() -> dict[str, tuple[str, ...]]:
     """Every outcome the classic decision procedures can report (for coverage)."""
-    from spec.classic import commitlog, master, slave, write
-
     return {
         "place_message": tuple(o.value for o in commitlog.PlaceOutcome if o is not commitlog.PlaceOutcome.MESSAGE_SIZE_EXCEEDED),
         "submit_flush_request": tuple(o.value for o in write.FlushRequestOutcome),

@@ -38,16 +38,20 @@ import random
 import attrs
 
 from conformance.errors import UserError
-from results.runresult import Metric, RunConfig
 from conformance.inputs import whole_number
 from conformance.scenarios.base import MAX_MESSAGE_SIZE, MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
-from reference.broker_replica import MESSAGE_SIZE
 from conformance.targets import ScenarioTargets, resolve_targets
+from reference.broker_replica import MESSAGE_SIZE
 from reference.controller_broker import Produce
 from reference.controller_node import ControllerCall
+from results.runresult import Metric, RunConfig
+from spec.broker.confirm_offset import ConfirmOutcome
 from spec.broker.messages import MAX_ELECTION_PRIORITY, BrokerNodeConfig
 from spec.broker.records import DEFAULT_HA_CONFIG
+from spec.broker.role import PollOutcome, RoleOutcome
+from spec.broker.sync_state_set import ApplyOutcome, ExpandOutcome
+from spec.broker.write import ReplicationOutcome
 from spec.controller.heartbeat import BrokerHeartbeat, DEFAULT_HEARTBEAT_TIMEOUT_MS
 from spec.controller.messages import ControllerNodeConfig
 from spec.controller.profiles import get_profile
@@ -454,11 +458,6 @@ class ControllerCluster(SimCluster):
 
 def controller_outcomes() -> dict[str, tuple[str, ...]]:
     """Every outcome the stack's decision procedures can report (for coverage)."""
-    from spec.broker.confirm_offset import ConfirmOutcome
-    from spec.broker.role import PollOutcome, RoleOutcome
-    from spec.broker.sync_state_set import ApplyOutcome, ExpandOutcome
-    from spec.broker.write import ReplicationOutcome
-
     return {
         "change_broker_role": tuple(o.value for o in RoleOutcome),
         "replica_info_poll": tuple(o.value for o in PollOutcome),

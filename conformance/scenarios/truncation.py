@@ -23,13 +23,14 @@ import random
 import attrs
 
 from conformance.errors import UserError
-from results.runresult import Metric, RunConfig
 from conformance.inputs import whole_number
 from conformance.scenarios.base import MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
 from conformance.targets import ScenarioTargets, resolve_targets
 from reference.broker_replica import BecomeMaster, BecomeSlave, ClientWrite, Role
+from results.runresult import Metric, RunConfig
 from spec.invariants import truncation as inv
+from spec.truncation.replication import HandshakeOutcome, HeaderOutcome, RoleChangeOutcome
 
 
 class TruncationCluster(SimCluster):
@@ -184,8 +185,6 @@ class TruncationCluster(SimCluster):
 
 
 def truncation_outcomes() -> dict[str, tuple[str, ...]]:
-    from spec.truncation.replication import HandshakeOutcome, HeaderOutcome, RoleChangeOutcome
-
     return {
         "change_to_master": tuple(o.value for o in RoleChangeOutcome),
         "change_to_slave": tuple(o.value for o in RoleChangeOutcome),

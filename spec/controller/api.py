@@ -52,7 +52,7 @@ from spec.controller.records import (
     SyncStateSet,
 )
 
-if TYPE_CHECKING:  # pragma: no cover
+if TYPE_CHECKING:  # pragma: no cover  (a type only: profiles are built from this module's rule tables)
     from spec.controller.profiles import ControllerProfile
 
 RC = ResponseCode
@@ -81,12 +81,6 @@ def _reply(response, events=(), remark: str = "", detail: str = "") -> Controlle
 def _decide(rules, ctx) -> ControllerResult:
     name, result = first_match(rules, ctx)
     return result if result.check else attrs.evolve(result, check=name)
-
-
-def _default_profile() -> "ControllerProfile":
-    from spec.controller.profiles import DEFAULT_PROFILE  # profiles import this module's tables
-
-    return DEFAULT_PROFILE
 
 
 # ------------------------------------------------------------------ getNextBrokerId
@@ -304,10 +298,9 @@ def register_broker(
     liveness: Liveness,
     *,
     config: ControllerConfig = DEFAULT_CONFIG,
-    profile: Optional["ControllerProfile"] = None,
+    profile: "ControllerProfile",
     **_: Any,
 ) -> ControllerResult:
-    profile = profile or _default_profile()
     return _decide(profile.register_broker_rules, RegisterCtx(metadata, request, liveness, config))
 
 
@@ -543,12 +536,11 @@ def elect_master(
     liveness: Liveness,
     *,
     config: ControllerConfig = DEFAULT_CONFIG,
-    profile: Optional["ControllerProfile"] = None,
+    profile: "ControllerProfile",
     order: _policy.CandidateOrder = _policy.order_candidates,
     **_: Any,
 ) -> ControllerResult:
     """Triggers: broker (its own id), controller (-1), admin (designated id)."""
-    profile = profile or _default_profile()
     known = metadata.known(request.broker_name)
     if known is None:
         result = _no_master_fields(RC.CONTROLLER_BROKER_NEED_TO_BE_REGISTERED, "broker set not registered")
