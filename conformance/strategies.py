@@ -358,11 +358,28 @@ def admin_call_args(draw, forced: bool = False) -> dict:
             "liveness": StaticLiveness.of(NAME, alive_ids=sorted(alive), infos=draw(live_infos(alive)))}
 
 
+@st.composite
+def alter_member_args(draw) -> dict:
+    """An alterSyncStateSet from the real master at the current epochs whose new set mixes ids
+    below 16 and from 16 on, some unregistered or dead: upstream checks members in HashSet
+    order, so which failure is reported depends on it."""
+    ids = sorted(set(draw(st.lists(st.sampled_from(BROKER_IDS), min_size=1, max_size=4))) | {1})
+    brokers = {i: BrokerRegistration(_address(i), _check_code(i)) for i in ids}
+    state = SyncStateInfo(1, draw(st.integers(1, 4)), frozenset({1}), draw(st.integers(1, 4)))
+    metadata = ControllerMetadata({NAME: BrokerSetMetadata(CLUSTER, BrokerReplicaInfo(len(ids) + 1, brokers), state)})
+    members = frozenset({1}) | draw(st.frozensets(st.sampled_from((2, 3, 4, 5, 16, 17, 20)), min_size=2))
+    alive = {1} | draw(st.frozensets(st.sampled_from(ids)))
+    return {"metadata": metadata, "is_leader": True,
+            "request": AlterSyncStateSetRequest(NAME, 1, state.master_epoch, members, state.sync_state_set_epoch),
+            "liveness": StaticLiveness.of(NAME, alive_ids=sorted(alive), infos=draw(live_infos(alive)))}
+
+
 def controller_args():
     """``controller.handle`` arguments: any state and call; each kind of election the policy
-    decides; an operator's clean, forced with an id list or any."""
+    decides; an operator's clean, forced with an id list or any; an alter whose members'
+    HashSet order decides."""
     targeted = st.one_of(*(policy_election_args(k) for k in ELECTIONS), admin_call_args(),
-                         admin_call_args(forced=True))
+                         admin_call_args(forced=True), alter_member_args())
     # half and half (a flat one_of would give "any" one share in eight)
     return st.booleans().flatmap(lambda aimed: targeted if aimed else any_controller_args())
 

@@ -42,6 +42,7 @@ from conformance.differential import judged_profile
 from conformance.handler_check import draw_samples
 from conformance.round_inputs import ROUND_INPUTS
 from conformance.strategies import ARGUMENTS
+from spec.controller.elect_policy import java_hash_set_order
 from spec.controller.records import CleanBrokerDataRequest
 
 FORMAT = "rmqha-transcript/1"
@@ -179,6 +180,9 @@ def _controller_path(args: dict, r) -> str:
         label += (" forced" if request.clean_living_broker else "") + (" ids" if request.broker_ids_to_clean else "")
     if r.detail.endswith("best_candidate"):
         label += _election_label(args, r)
+    if r.check in ("member_not_registered", "member_not_alive"):
+        members = request.new_sync_state_set
+        label += " (HashSet order)" if java_hash_set_order(members) != sorted(members) else ""
     return label
 
 

@@ -340,9 +340,10 @@ def _alter_failed(code: ResponseCode, why: str, check: str = "") -> ControllerRe
 
 
 def _invalid_member(c: AlterCtx) -> Optional[ControllerResult]:
-    """Members in ascending id: the first unregistered (2003) or dead (2006) one decides."""
+    """Members in HashSet order (ascending below 16): the first unregistered (2003) or dead
+    (2006) one decides, as upstream iterates the request's set."""
     replicas = c.known.replicas
-    for member in sorted(c.request.new_sync_state_set):
+    for member in _policy.java_hash_set_order(c.request.new_sync_state_set):
         if not replicas.is_broker_exist(member):
             return _alter_failed(RC.CONTROLLER_INVALID_REPLICAS, f"replica {member} not registered", "member_not_registered")
         if not c.liveness.is_alive(c.known.cluster_name, c.request.broker_name, member):

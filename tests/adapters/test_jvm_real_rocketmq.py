@@ -18,6 +18,7 @@ from conformance.strategies import ARGUMENTS
 from spec.controller.events import CleanBrokerDataEvent
 from spec.controller.heartbeat import BrokerHeartbeat, HeartbeatTable, StaticLiveness
 from spec.controller.records import (
+    AlterSyncStateSetRequest,
     BrokerIdentity,
     BrokerRegistration,
     BrokerReplicaInfo,
@@ -97,6 +98,13 @@ def test_equal_candidates_are_taken_in_hash_set_order(rocketmq):
             "liveness": StaticLiveness.of(NAME, alive_ids=[3, 16], infos={3: (2, 100), 16: (2, 100)}),
             "is_leader": True}
     assert rocketmq.invoke("controller.handle", args).response.master_broker_id == 16
+
+
+def test_alter_checks_members_in_hash_set_order(rocketmq):
+    args = {"metadata": broker_set(ids=(1, 2, 16), master=1, members=(1,)),
+            "request": AlterSyncStateSetRequest(NAME, 1, 1, frozenset({1, 4, 16}), 1),
+            "liveness": StaticLiveness.of(NAME, alive_ids=[1], infos={1: (1, 0)}), "is_leader": True}
+    assert rocketmq.invoke("controller.handle", args).response.code is ResponseCode.CONTROLLER_BROKER_NOT_ALIVE
 
 
 def test_the_offset_comparator_of_10578_shows_on_these_classes(rocketmq):

@@ -66,11 +66,13 @@ def test_the_corrected_behaviours_are_in_the_recording(path):
     beats = _entries(path, "controller.on_broker_heartbeat")
     assert any(e.args["heartbeat"].identity not in e.args["table"].entries and e.args["heartbeat"].confirm_offset != 0
                for e in beats), "a first heartbeat carrying a confirmOffset"
-    assert any(path_of("controller.handle", e.args, OPS["controller.handle"].spec("rocketmq-5.1", **e.args))
-               .endswith("tie not the smallest id") for e in handle), "equals among ids from 16 on, in HashSet order"
+    paths = [path_of("controller.handle", e.args, OPS["controller.handle"].spec("rocketmq-5.1", **e.args))
+             for e in handle]
+    assert any(p.endswith("tie not the smallest id") for p in paths), "equals among ids from 16 on, in HashSet order"
+    assert any(p.endswith("(HashSet order)") for p in paths), "alter members checked in HashSet order"
 
 
-@pytest.mark.parametrize("undo", ["clean_living_broker_ids", "first_heartbeat_confirm_offset", "tie_order"])
+@pytest.mark.parametrize("undo", ["clean_living_broker_ids", "first_heartbeat_confirm_offset", "hash_set_order"])
 def test_undoing_a_correction_fails_the_replay(monkeypatch, undo):
     """The recordings guard the corrections: with the spec as it was before, replay finds mismatches."""
     if undo == "clean_living_broker_ids":

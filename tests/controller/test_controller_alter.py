@@ -35,6 +35,10 @@ CASES = [
     # members are checked in ascending id: the first bad one decides
     ("dead-3-before-unregistered-4", {}, alter({1, 3, 4}), (1, 2), RC.CONTROLLER_BROKER_NOT_ALIVE, "member_not_alive"),
     ("unregistered-4-before-dead-5", {}, alter({1, 4, 5}), (1, 2, 3), RC.CONTROLLER_INVALID_REPLICAS, "member_not_registered"),
+    # upstream iterates the request's HashSet<Long>: 16 (bucket 0) comes before 4, so the dead
+    # registered 16 decides (2006), not the unregistered 4 (real 5.1.4 and develop answer so)
+    ("dead-16-before-unregistered-4", {"ids": (1, 2, 3, 5, 16)}, alter({1, 4, 16}), (1, 2, 3),
+     RC.CONTROLLER_BROKER_NOT_ALIVE, "member_not_alive"),
     # the master is a member like any other: a dead master fails the liveness check
     ("dead-master-member", {}, alter({1, 3}), (2, 3), RC.CONTROLLER_BROKER_NOT_ALIVE, "member_not_alive"),
     ("members-before-master-in-set", {}, alter({2, 4}), (1, 2, 3), RC.CONTROLLER_INVALID_REPLICAS, "member_not_registered"),

@@ -12,12 +12,13 @@ import collections
 from hypothesis import given
 
 from adapters.operations import call_spec
-from conformance.strategies import ARGUMENTS, admin_call_args, policy_election_args
+from conformance.strategies import ARGUMENTS, admin_call_args, alter_member_args, policy_election_args
+from spec.controller.elect_policy import java_hash_set_order
 from spec.controller.heartbeat import DEFAULT_ELECTION_PRIORITY
 from spec.controller.records import CleanBrokerDataRequest, ElectMasterRequest, ResponseCode
 
 PATHS = ("forced_clean_with_ids", "admin_designated", "offsets_2_31_apart", "configured_priority",
-         "tie_among_ids_from_16")
+         "tie_among_ids_from_16", "alter_members_in_hash_set_order")
 
 
 def _paths(args) -> set[str]:
@@ -29,6 +30,9 @@ def _paths(args) -> set[str]:
             and result.code is ResponseCode.SUCCESS:
         assert result.events[0].broker_ids_to_clean is None  # upstream ignores the list
         found.add("forced_clean_with_ids")
+    if result.check in ("member_not_registered", "member_not_alive") and \
+            java_hash_set_order(request.new_sync_state_set) != sorted(request.new_sync_state_set):
+        found.add("alter_members_in_hash_set_order")
     if not isinstance(request, ElectMasterRequest):
         return found
     if request.designate_elect and result.detail.endswith(":designated_broker"):
@@ -71,6 +75,7 @@ AIMED = {
     "offsets_2_31_apart": policy_election_args("offsets_far_apart"),
     "configured_priority": policy_election_args("priorities"),
     "tie_among_ids_from_16": policy_election_args("tie"),
+    "alter_members_in_hash_set_order": alter_member_args(),
 }
 
 
