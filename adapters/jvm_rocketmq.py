@@ -117,6 +117,8 @@ class RocketMQServer(RealClassesServer):
         if self.j.Manager is not None:
             detected = "rocketmq-5.1" if _has_method(self.j.Manager, "applyBrokerId") else "rocketmq-5.0"
             self.profiles = {"controller": profile or detected}
+            self.declared = {"controller": profile} if profile else {}
+            self.claims = {"controller": detected}  # what the classes show (applyBrokerId: 5.1)
             if detected == "rocketmq-5.1":  # 5.0.0's API (ids assigned in register) is not driven
                 operations.update(CONTROLLER_OPERATIONS)
             self.heartbeats = self.j.HeartbeatManager(self.j.ControllerConfig())
@@ -128,8 +130,14 @@ class RocketMQServer(RealClassesServer):
             raise UserError(f"jvm:rocketmq={profile}: the classpath has no controller (ReplicasInfoManager)")
         self.OPERATIONS = operations
 
+    declared: dict = {}
+    claims: dict = {}
+
     def version(self) -> str:
         return build_version(self.j)
+
+    def hello(self) -> dict:
+        return {**super().hello(), "declared": self.declared, "claims": self.claims}
 
     # ------------------------------------------------------------------ epoch file
 

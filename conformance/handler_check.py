@@ -116,7 +116,8 @@ def verdict(verdicts: list[OperationVerdict]) -> str:
 def render(info, verdicts: list[OperationVerdict]) -> str:
     """Markdown: the implementation, a table of verdicts, the known departures, the first disagreements."""
     lines = [f"# Handler-level conformance: {info.spec}", "",
-             f"{info.implementation} {info.version}, judged against {info.profiles or 'no profile'}.", "",
+             f"{info.implementation} {info.version}; "
+             + ("; ".join(info.judged_against(f) for f in sorted(info.profiles)) or "no profile") + ".", "",
              "| operation | verdict | judged | agree | known departures | disagreements | unsupported |",
              "|---|---|---|---|---|---|---|"]
     for v in verdicts:

@@ -89,6 +89,8 @@ def _check_handler_only(args) -> tuple[list[str], int]:
         md, _ = handler_check.write(Path(args.report) / _slug(spec) if len(args.adapter or ()) > 1 else args.report,
                                     adapter.info, verdicts)
         print(f"{spec}: {adapter.info.implementation} {adapter.info.version}, runs no nodes: checked at handler level")
+        for family in sorted(adapter.info.profiles):
+            print(f"  {adapter.info.judged_against(family)}")
         for v in verdicts:
             known = "; ".join(f"{label} x{n}" for label, n in sorted(v.departures.items()))
             print(f"  {v.operation}: {v.verdict} ({v.agreed} of {v.judged} agree{'; ' + known if known else ''})")

@@ -63,7 +63,9 @@ def _handler_level(args, adapter) -> int:
     from conformance.handler_check import check_handlers
 
     info = adapter.info
-    print(f"{args.adapter}: {info.implementation} {info.version}, judged against {info.profiles or 'no profile'}")
+    print(f"{args.adapter}: {info.implementation} {info.version}")
+    for family in sorted(info.profiles):
+        print(f"  {info.judged_against(family)}")
     bar = tqdm(total=len(info.operations), desc="fingerprint", unit="operation", disable=args.quiet, file=sys.stderr)
     verdicts = check_handlers(adapter, samples=min(args.samples, 200), progress=lambda: bar.update(1))
     bar.close()

@@ -59,6 +59,18 @@ def test_hello_declares_the_controller_and_every_epoch_file_operation(rocketmq):
         "truncation.find_entry_by_offset", "truncation.find_entry_by_epoch", "truncation.next_entry"}
     assert rocketmq.info.profiles == {"controller": "rocketmq-5.1"}  # detected: the classes have applyBrokerId
     assert not rocketmq.info.version.startswith("unknown")
+    assert rocketmq.info.judged_against("controller") == (
+        f"judged against rocketmq-5.1, which the build claims (version {rocketmq.info.version})")
+
+
+def test_a_declared_profile_is_judged_against_and_the_claim_still_shown():
+    declared = resolve("jvm:rocketmq=rocketmq-5.0", fresh=True)
+    try:
+        assert declared.info.judged_against("controller") == (
+            "judged against rocketmq-5.0 (declared in the adapter spec); "
+            f"the build claims rocketmq-5.1 (version {declared.info.version})")
+    finally:
+        declared.close()
 
 
 @pytest.mark.parametrize("operation", sorted(CONTROLLER_OPS) + [
