@@ -12,6 +12,7 @@ shrinks the script to a minimal counterexample that replays deterministically.
 """
 from __future__ import annotations
 
+import random
 import time
 from collections import Counter
 from typing import Callable, Iterable, Iterator, Sequence
@@ -232,6 +233,21 @@ def unshrunk_counterexample(script: Script, adapter: str, recorded: Sequence, pr
                           shrunk=False)
 
 
+def script_for(config: RunConfig) -> Script:
+    """The script of a run: generated from its seed, or, for a run of the search, its
+    ancestors' script mutated once per later ancestor and once by its own seed."""
+    scenario = get_scenario(config.scenario)
+    if not config.origin:
+        return scenario.generate(config)
+    if scenario.mutate is None:
+        raise UserError(f"scenario {config.scenario!r} has no mutations, so no run of it can have an origin "
+                        f"({'>'.join(map(str, config.origin))})")
+    script = scenario.generate(attrs.evolve(config, seed=config.origin[0], origin=()))
+    for seed in config.origin[1:] + (config.seed,):
+        script = scenario.mutate(script, random.Random(f"{seed}:mutate"), config)
+    return attrs.evolve(script, seed=config.seed)
+
+
 def run_one(config: RunConfig, shrink_budget: ShrinkBudget = NO_SHRINK) -> RunResult:
     """Run one seeded scenario against one adapter and judge every property.
 
@@ -241,7 +257,7 @@ def run_one(config: RunConfig, shrink_budget: ShrinkBudget = NO_SHRINK) -> RunRe
     """
     started = time.perf_counter()
     scenario = get_scenario(config.scenario)
-    script = scenario.generate(config)
+    script = script_for(config)
     ex = execute(script, config.adapter, record_trace=False)
     cluster = ex.cluster
     implementation, version = cluster.target.implementation, cluster.target.version
@@ -297,7 +313,7 @@ def shrink_result(result: RunResult, budget: ShrinkBudget = DEFAULT_SHRINK,
     and shrunk within ``budget`` each."""
     wanted = set(properties) if properties is not None else None
     config = result.config
-    script = get_scenario(config.scenario).generate(config)
+    script = script_for(config)
     firsts = {p.name: p.first_step for p in result.properties if p.verdict == "fail"}
     found = (
         counterexample_for(script, config.adapter, prop, budget, step)

@@ -24,6 +24,7 @@ from conformance.errors import UserError
 from conformance.faults import DEFAULT_FAULT_MIXES, check_fault_mixes
 from conformance.fingerprint import describe_adapter
 from conformance.scenarios.registry import get_scenario
+from conformance.search import searched
 from conformance.targets import rmqha_version
 from results import io
 from results.errors import ResultsError
@@ -49,6 +50,8 @@ class CampaignSpec:
     # shrinking, after a chunk's verdicts are committed (0 replays: --no-shrink)
     shrink_replays: int = DEFAULT_SHRINK.replays
     shrink_seconds: float = DEFAULT_SHRINK.seconds
+    # steer by abstract-state coverage (conformance/search.py); False: sample only
+    search: bool = True
 
     @property
     def shrink_budget(self) -> ShrinkBudget:
@@ -118,16 +121,21 @@ def _error_result(config: RunConfig, message: str) -> RunResult:
 
 
 def run_chunk(spec: CampaignSpec, chunk: Chunk, run_fn: Callable[[RunConfig], RunResult] = run_one) -> list[RunResult]:
-    """Run every seed of a chunk; a run that raises becomes an ``error`` result."""
-    results = []
-    for config in chunk_configs(spec, chunk):
+    """Run every seed of a chunk (searching, unless the spec says sample only); a run
+    that raises becomes an ``error`` result."""
+
+    def run(config: RunConfig) -> RunResult:
         try:
-            results.append(run_fn(config))
+            return run_fn(config)
         except UserError:
             raise
         except Exception as exc:  # the implementation under test broke the harness
-            results.append(_error_result(config, f"{type(exc).__name__}: {exc}".splitlines()[0][:500]))
-    return results
+            return _error_result(config, f"{type(exc).__name__}: {exc}".splitlines()[0][:500])
+
+    configs = chunk_configs(spec, chunk)
+    if not spec.search:
+        return [run(c) for c in configs]
+    return list(searched(configs, run, can_mutate=get_scenario(spec.scenario).mutate is not None))
 
 
 def execute_and_commit(out: str, spec: CampaignSpec, chunk: Chunk, run_fn=run_one) -> dict:
@@ -197,9 +205,11 @@ def resume_shrinking(out: Path, spec: CampaignSpec, run_fn=run_one) -> int:
         marker = markers.get(chunk.id)
         if marker is None or not marker["summary"]["fail"] or io.shrunk_chunk_id(chunk.id) in markers:
             continue
-        failed = set(io.read_table_part(out, marker, "runs", ["seed", "verdict"]).filter(
-            pa.compute.equal(pa.compute.field("verdict"), "fail")).column("seed").to_pylist())
-        results = [run_fn(c) for c in chunk_configs(spec, chunk) if c.seed in failed]
+        runs = io.read_table_part(out, marker, "runs", ["seed", "verdict", "origin", "group_size", "fault_mix"])
+        failed = {r["seed"]: r for r in runs.to_pylist() if r["verdict"] == "fail"}
+        results = [run_fn(attrs.evolve(c, origin=tuple(int(x) for x in (r["origin"] or "").split(">") if x),
+                                       group_size=r["group_size"], fault_mix=r["fault_mix"]))
+                   for c in chunk_configs(spec, chunk) if (r := failed.get(c.seed)) is not None]
         written += shrink_and_commit(str(out), spec, chunk.id, results)
     return written
 
@@ -223,6 +233,7 @@ def new_manifest(spec: CampaignSpec, chunks: Sequence[Chunk]) -> dict:
         "adapters": {a: adapter_info(a, spec.scenario, spec.profile) for a in spec.adapters},
         "properties": {spec.scenario: list(scenario.properties)},
         "outcomes": {spec.scenario: {k: list(v) for k, v in scenario.outcomes.items()}},
+        "abstract_states": {spec.scenario: list(scenario.abstract_universe)},
         "known_profile_differences": scenario_known_differences(spec),
     }
 

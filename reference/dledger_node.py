@@ -367,7 +367,8 @@ class DLedgerNode:
     def _truncate_log(self, e: fx.TruncateLog, now: int) -> None:
         del self.log[e.from_index :]
         self.ledger_end_term = ledger_end_term(self.log)
-        self._persist()
+        if self.proc.persist_truncation:
+            self._persist()
 
     def _append_entries(self, e: fx.AppendEntries, now: int) -> None:
         self.log.extend(e.entries)
@@ -554,7 +555,7 @@ class DLedgerNode:
             self._cover("client_append", "NOT_LEADER")
             return
         self._cover("client_append", "APPENDED")
-        entry = Entry(len(self.log), self.curr_term, request.body)
+        entry = self.proc.leader_entry(self.log, self.curr_term, request.body)
         self._apply((fx.AppendEntries((entry,)),), now)
         self._advance_leader_commit()
         self._dispatch_all(now)

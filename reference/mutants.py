@@ -15,6 +15,7 @@ import attrs
 from reference.procedures import REFERENCE_PROCEDURES, DLedgerProcedures
 from spec.dledger import effects as fx
 from spec.dledger.log import handle_push, leader_commit_index
+from spec.dledger.records import Entry
 from spec.dledger.profiles import HEARTBEAT_ORDER_H_A, PARSE_ORDER_P_B, VOTE_ORDER_V_A, Profile
 from spec.dledger.vote import handle_vote
 from spec.mutants import MutantInfo
@@ -51,6 +52,11 @@ def _compare_ignores_term(member, request, log, committed_index, profile):
     if request.type.name == "COMPARE" and 0 <= request.prev_index < len(log):
         request = attrs.evolve(request, prev_term=log[request.prev_index].term)
     return handle_push(member, request, log, committed_index, profile)
+
+
+def _entry_of_next_term(log, curr_term, body):
+    # An off-by-one in the entry's term: the entry claims a term nobody has reached.
+    return Entry(len(log), curr_term + 1, body)
 
 
 def _g1_commit_rule(match_indexes, log, curr_term, committed_index, generation):
@@ -196,6 +202,31 @@ MUTANTS: dict[str, Mutant] = {
             ("liveness",),
             procedures=lambda p: attrs.evolve(p, follower_timed_out=lambda now, last, timing=None: False,
                                               follower_timeout_at=lambda last, timing=None: None),
+        ),
+        Mutant(
+            "lease-never-expires",
+            None,
+            "a leader cut off from its quorum never steps down: the heartbeat round has no lease row",
+            "leader-lease",
+            ("leader-lease",),
+            profile=lambda p: attrs.evolve(
+                p, heartbeat_order=tuple(r for r in p.heartbeat_order if r != "lease_expired")),
+        ),
+        Mutant(
+            "client-entry-next-term",
+            None,
+            "the leader labels a client's entry with the term after its current one (an off-by-one)",
+            "log-terms",
+            ("log-terms",),
+            procedures=lambda p: attrs.evolve(p, leader_entry=_entry_of_next_term),
+        ),
+        Mutant(
+            "truncation-not-durable",
+            None,
+            "a truncation changes the log in memory only: a crash right after it brings the entries back",
+            "restart-durable",
+            ("restart-durable",),
+            procedures=lambda p: attrs.evolve(p, persist_truncation=False),
         ),
     )
 }

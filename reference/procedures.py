@@ -25,9 +25,11 @@ class DLedgerProcedures:
     handle_push: Callable = log.handle_push
     leader_commit_index: Callable = log.leader_commit_index
     ledger_end_term_after_append: Callable = log.ledger_end_term_after_append
-    # Durability of the term/vote file (DLedger writes both together).
+    leader_entry: Callable = log.leader_entry
+    # Durability of the term/vote file (DLedger writes both together), and of truncations.
     persist_vote: bool = True
     persist_term: bool = True
+    persist_truncation: bool = True
     # Whether the elector keeps answering votes while a candidate round is open
     # (#282: it once did not).
     answer_votes_while_campaigning: bool = True

@@ -274,10 +274,12 @@ class Simulator:
                 return False  # sent by that very tick, which schedules the next one last
             act = by
 
-    def _plan_wake(self, chain: _Chain) -> None:
+    def _plan_wake(self, chain: _Chain | None) -> None:
         """Put ``chain``'s next tick in the heap: the first grid time not yet passed at or
-        after the node's deadline (every grid time for a node without deadlines)."""
-        if self._chain_of[chain.node_id] is not chain:
+        after the node's deadline (every grid time for a node without deadlines). None, or
+        a chain of an earlier life: the node crashed (an observer may crash it in the
+        instant after its step, e.g. a script's crash-after-vote)."""
+        if chain is None or self._chain_of[chain.node_id] is not chain:
             return
         now = self.now
         deadline = chain.node.next_deadline() if chain.deadlines else now

@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 
 from results.io import CommittedChunk, read_table, validated_chunks
 from results.rollup import combine, rollup
-from results.schema import SCHEMAS, TABLES
+from results.schema import ABSTRACT_STATE, SCHEMAS, TABLES
 from reports.stats import wilson_upper
 
 FINDING_PREFIX = "finding_"
@@ -74,6 +74,7 @@ FINDINGS: dict[str, dict[str, str]] = {
     },
 }
 
+GROWTH_POINTS = 10  # points of the abstract-state growth curve
 HISTOGRAM_BINS = 40
 PERCENTILE_SAMPLE = 2_000_000  # values used for percentiles and histograms
 MAX_COUNTEREXAMPLES = 24
@@ -223,6 +224,15 @@ class SparkEngine:
             for r in coverage.groupBy("adapter", "procedure", "outcome").agg(F.sum("count").alias("n")).collect()
         }
 
+    def abstract_states(self, files: Sequence[str]) -> list[tuple[str, int, int, str]]:
+        """(adapter, first seed, last seed, state) of each chunk's abstract states."""
+        from pyspark.sql import functions as F
+
+        coverage = _read(self.spark, files, "coverage")
+        return [(r["adapter"], r["first_seed"], r["last_seed"], r["outcome"])
+                for r in coverage.where(F.col("procedure") == ABSTRACT_STATE)
+                .select("adapter", "first_seed", "last_seed", "outcome").collect()]
+
     def errored_runs(self, files: Sequence[str]) -> list[dict]:
         """(adapter, error) -> runs and first seed, over the errored runs."""
         from pyspark.sql import functions as F
@@ -277,6 +287,11 @@ class ArrowEngine:
             (r["adapter"], r["procedure"], r["outcome"]): r["count_sum"]
             for r in table.group_by(["adapter", "procedure", "outcome"]).aggregate([("count", "sum")]).to_pylist()
         }
+
+    def abstract_states(self, files: Sequence[str]) -> list[tuple[str, int, int, str]]:
+        t = _read_arrow(files, "coverage", ["adapter", "first_seed", "last_seed", "procedure", "outcome"])
+        t = t.filter(pc.equal(t["procedure"], ABSTRACT_STATE))
+        return list(zip(*(t[c].to_pylist() for c in ("adapter", "first_seed", "last_seed", "outcome"))))
 
     def errored_runs(self, files: Sequence[str]) -> list[dict]:
         runs = _read_arrow(files, "runs", ["adapter", "seed", "verdict", "error"])
@@ -408,6 +423,11 @@ def collate(results_dir: str | Path, engine, validated: tuple[dict, list[Committ
                 coverage_rows.append({"adapter": adapter, "procedure": procedure, "outcome": outcome,
                                       "count": hit.get((adapter, procedure, outcome), 0) if exposes else None})
 
+    # ---- abstract protocol states the campaign reached (the search's coverage), their
+    # growth over the runs, and the node states never reached (docs/scenarios.md, "Search")
+    abstract = abstract_coverage(engine.abstract_states(parts["coverage"]), per_adapter,
+                                 manifest.get("abstract_states", {}))
+
     # ---- mutants: killed when any run failed
     mutants = []
     for adapter, a in sorted(per_adapter.items()):
@@ -450,6 +470,7 @@ def collate(results_dir: str | Path, engine, validated: tuple[dict, list[Committ
         "scenarios": scenario_rows,
         "distributions": distributions,
         "coverage": coverage_rows,
+        "abstract": abstract,
         "mutants": mutants,
         "findings": findings,
         "counterexamples": examples,
@@ -505,6 +526,30 @@ def verdict(per_adapter: dict, matrix: list[dict], complete: dict) -> dict:
         adapters[name] = {"verdict": v, "why": why}
     overall = max((x["verdict"] for x in adapters.values()), key=VERDICTS.index, default="not applicable")
     return {"verdict": overall, "complete": complete["complete"], "adapters": adapters}
+
+
+def abstract_coverage(rows: Sequence[tuple[str, int, int, str]], per_adapter: dict, universes: dict) -> list[dict]:
+    """Per adapter: the distinct abstract states reached, how many had been reached by
+    the runs up to each of ``GROWTH_POINTS`` seeds (a state counts from the first seed
+    that reached it), and the node states of the scenario's universe never reached (a
+    state's node part is what comes before its first ``|``)."""
+    first_seen: dict[str, dict[str, int]] = {}
+    last_seed: dict[str, int] = {}
+    for adapter, first, last, state in rows:
+        mine = first_seen.setdefault(adapter, {})
+        mine[state] = min(first, mine.get(state, first))
+        last_seed[adapter] = max(last, last_seed.get(adapter, last))
+    out = []
+    for adapter, seen in sorted(first_seen.items()):
+        lo, hi = min(seen.values()), last_seed[adapter]
+        marks = sorted({lo + (hi - lo) * k // GROWTH_POINTS for k in range(1, GROWTH_POINTS + 1)})
+        growth = [{"up_to_seed": m, "states": sum(1 for s in seen.values() if s <= m)} for m in marks]
+        universe = universes.get(per_adapter.get(adapter, {}).get("scenario"), [])
+        reached_nodes = {s.split("|", 1)[0] for s in seen}
+        out.append({"adapter": adapter, "states": len(seen), "node_states": len(reached_nodes & set(universe)),
+                    "universe": len(universe), "growth": growth,
+                    "never_reached": sorted(set(universe) - reached_nodes)})
+    return out
 
 
 def completeness(manifest: dict, committed_chunks: int, results_dir: str) -> dict[str, Any]:

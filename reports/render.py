@@ -265,6 +265,21 @@ def render(data: dict[str, Any], out_dir: str | Path, stage: Callable[[str], Non
         never = [f"{c['procedure']}:{c['outcome']}" for c in rows if c["count"] == 0]
         doc.para("Never hit: " + (", ".join(f"`{n}`" for n in never) if never else "none") + ".")
 
+    if data.get("abstract"):
+        doc.heading(2, "Abstract protocol states")
+        doc.para("Each step that changed a node reaches an abstract state: the node's role, term, vote, log and "
+                 "commit relative to its group, what it handled, the live leaders and the network "
+                 "(docs/scenarios.md, \"Search\"). The campaign steers towards new ones; how many it reached, "
+                 "how that grew over the runs, and which node states no run reached:")
+        for a in data["abstract"]:
+            doc.heading(3, a["adapter"])
+            doc.para(f"{a['states']:,} distinct abstract states; {a['node_states']} of the {a['universe']} node "
+                     f"states.")
+            doc.table([[g["up_to_seed"], g["states"]] for g in a["growth"]], ["runs up to seed", "states reached"])
+            never = a["never_reached"]
+            shown = ", ".join(f"`{n}`" for n in never[:80]) + (f" and {len(never) - 80} more" if len(never) > 80 else "")
+            doc.para("Node states never reached (many combinations cannot happen): " + (shown or "none") + ".")
+
     if data["mutants"]:
         doc.heading(2, "Mutants")
         doc.table([[m["mutant"], m["runs"], m["failed_runs"], "killed" if m["killed"] else "SURVIVED",
@@ -322,6 +337,7 @@ def render(data: dict[str, Any], out_dir: str | Path, stage: Callable[[str], Non
         "matrix": data["matrix"],
         "distributions": [{k: d[k] for k in ("metric", "unit", "rows")} for d in data["distributions"]],
         "never_hit": [f"{c['adapter']} {c['procedure']}:{c['outcome']}" for c in data["coverage"] if c["count"] == 0],
+        "abstract_states": data.get("abstract", []),
         "mutants": data["mutants"],
         "findings": data.get("findings", []),
         "counterexamples": [{k: x[k] for k in ("adapter", "seed", "property", "message", "shrunk_steps", "shrunk")}

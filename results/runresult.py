@@ -24,6 +24,10 @@ class RunConfig:
     group_size: int
     fault_mix: str  # "none", "crash", "partition", "lossy", "mixed"
     duration_ms: int  # length of the fault phase in simulated milliseconds
+    # the search's lineage (conformance/search.py): () for a run generated from its seed;
+    # else the seeds of its ancestors, oldest first: the script of origin[0], mutated by
+    # each later ancestor's seed and then by this run's own
+    origin: tuple[int, ...] = ()
 
 
 @attrs.frozen(slots=True)

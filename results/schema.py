@@ -22,7 +22,11 @@ import pyarrow as pa
 
 from results.runresult import RunResult
 
-SCHEMA_VERSION = 2  # 2: counterexamples per violated property, with a shrunk flag
+# the coverage procedure under which campaigns record the abstract protocol states their
+# runs reached (conformance/search.py); reports read them from the coverage table
+ABSTRACT_STATE = "abstract_state"
+
+SCHEMA_VERSION = 2  # 2: counterexamples per violated property with a shrunk flag; runs.origin
 TABLES = ("runs", "properties", "metrics", "coverage", "counterexamples")
 
 _KEY = [
@@ -41,6 +45,7 @@ RUNS = pa.schema(
         ("group_size", pa.int32()),
         ("fault_mix", pa.string()),
         ("duration_ms", pa.int64()),
+        ("origin", pa.string()),  # the search's lineage ("17>23"), null for a sampled run
         ("steps", pa.int64()),
         ("simulated_ms", pa.int64()),
         ("wall_ms", pa.float64()),
@@ -136,6 +141,7 @@ def flatten(results: Iterable[RunResult]) -> dict[str, pa.Table]:
                 "group_size": c.group_size,
                 "fault_mix": c.fault_mix,
                 "duration_ms": c.duration_ms,
+                "origin": ">".join(map(str, c.origin)) or None,
                 "steps": r.steps,
                 "simulated_ms": r.simulated_ms,
                 "wall_ms": r.wall_ms,

@@ -41,6 +41,9 @@ def add_campaign_arguments(p) -> None:
     p.add_argument("--campaign", default=None, help="campaign name (default: derived from the time)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_shrink_arguments(p)
+    p.add_argument("--no-search", action="store_true",
+                   help="sample every run from its seed; by default about half the runs after a chunk's first "
+                        "few mutate runs that reached new abstract protocol states (docs/scenarios.md)")
 
 
 def add_shrink_arguments(p) -> None:
@@ -114,6 +117,7 @@ def campaign_spec_from(args):
         chunk_size=chunk,
         shrink_replays=budget.replays,
         shrink_seconds=budget.seconds,
+        search=not args.no_search,
     )
 
 

@@ -11,6 +11,9 @@ Steps, besides those every scenario understands (``conformance/scenarios/base.py
 | ``append N BODY`` | a client asks node N to append BODY |
 | ``append-leader BODY`` | a client appends BODY at the current leader (nothing if there is none) |
 | ``crash-leader`` / ``isolate-leader`` | crash / cut off the current leader (a nemesis aimed at the leader) |
+| ``crash-after-vote [N] [MS]`` | run until a node (N, or any) records a vote, and crash it in that instant (at most MS, default 5000) |
+| ``crash-after-truncation [N] [MS]`` | run until a node's log loses or rewrites an entry, and crash it in that instant |
+| ``isolate-leader-with [K]`` | cut the current leader off together with K-1 other nodes (a minority; default: the leader alone) |
 | ``await-leader [MS]`` | run until one stable leader exists; a liveness violation if none within MS (default: the liveness bound) and no fault is active (all nodes up, no cut, no loss) |
 | ``expect ...`` | ``leader N [term T]``, ``role N ROLE``, ``term N T``, ``committed N I`` |
 """
@@ -21,6 +24,7 @@ import random
 from conformance.errors import UserError
 from conformance.faults import FAULT_MIXES, check_fault_mixes
 from conformance.scenarios.base import ExpectationFailed, RunSummary, SimCluster
+from results.schema import ABSTRACT_STATE
 from conformance.script import Script, Step
 from conformance.targets import DLedgerTarget, dledger_target
 from reference.simulator import Simulator
@@ -31,8 +35,24 @@ from spec.dledger.log import PUSH_ROWS
 from spec.dledger.profiles import DEFAULT_TIMING, Timing
 from spec.dledger.records import ClientAppend, DLedgerView, ParseResult, Role, VoteRequest, VoteResponse, VoteResult
 from spec.invariants import dledger as inv
+from spec.raft.abstract import step_state
 
 AWAIT_POLL_MS = 50  # how often await-leader looks for a stable leader
+CRASH_AT_INSTANT_MS = 5000  # how long crash-after-* waits for its moment by default
+
+
+def _voted(before, after) -> bool:
+    """A node recorded a vote (for another node or itself) between two observations."""
+    return after.voted_for is not None and (after.voted_for, after.curr_term) != (before.voted_for, before.curr_term)
+
+
+def _truncated(before, after) -> bool:
+    """A node's log lost or rewrote an entry between two observations."""
+    old, new = before.log, after.log
+    return len(new) < len(old) or any(a != b for a, b in zip(old, new))
+
+
+_STRIKES = {"vote": _voted, "truncation": _truncated}
 
 
 class DLedgerCluster(SimCluster):
@@ -59,6 +79,11 @@ class DLedgerCluster(SimCluster):
         self._fault_messages = 0
         self._last_leader_term = self.initial_term()
         self._leader: str | None = None
+        # nemeses that strike at an instant: (what, node or None) armed by crash-after-* steps
+        self._crash_when: tuple[str, str | None] | None = None
+        self._last_views: dict[str, object] = {}
+        self._heard: dict[str, dict[str, int]] = {}  # node -> peer -> when it last received from it
+        self._lease_reported: set[tuple] = set()
 
         def factory(node_id, durable, now, draw):
             return target.make_node(node_id, self.peers, draw, durable, now)
@@ -84,20 +109,34 @@ class DLedgerCluster(SimCluster):
         if self.full_check:
             self._judge_others(sim, node_id)
         if node is None:
+            self._last_views[node_id] = None
             self.node_crashed(node_id)
             if node_id == self._leader:
                 self._leader_lost()
             return
+        if incoming is not None:
+            self._heard.setdefault(node_id, {})[incoming.src] = sim.now
         version = getattr(node, "version", None)
         is_vote = incoming is not None and isinstance(incoming.payload, VoteRequest)
-        if version is not None and version == self._versions.get(node_id) and not is_vote:
+        booted = incoming is None and ready is None  # a (re)start: always judged (restart durability)
+        if version is not None and version == self._versions.get(node_id) and not (is_vote or booted):
             if self.full_check:
                 self.judge(node.observe(), None, None)
+            self.judge_lease(node_id)
             return
         self._versions[node_id] = version
         view = node.observe()
         self.judge(view, incoming, ready)
         self._track_leader(view)
+        previous = self._last_views.get(node_id)
+        self._last_views[node_id] = view
+        self.judge_lease(node_id)
+        self._note_abstract_state(node_id, incoming)
+        armed = self._crash_when
+        if armed is not None and armed[1] in (None, node_id) and previous is not None \
+                and _STRIKES[armed[0]](previous, view):
+            self._crash_when = None
+            self.step_crash(Step("crash", (node_id,)))
 
     def _judge_others(self, sim: Simulator, node_id: str) -> None:
         for other in self.peers:
@@ -106,7 +145,35 @@ class DLedgerCluster(SimCluster):
                 self.judge(node.observe(), None, None)
 
     def node_crashed(self, node_id: str) -> None:
-        """``node_id`` just crashed (DLedger's invariants remember nothing volatile)."""
+        """``node_id`` just crashed: its last state is kept for its restart's durability check."""
+        inv.node_crashed(self.history, node_id)
+        self._heard.pop(node_id, None)
+
+    def judge_lease(self, node_id: str) -> None:
+        """A leader must not outlive its lease without a quorum: judged at each of its
+        steps, and at the instant after its lease runs out (the simulator wakes it then,
+        so the verdict does not depend on how often a node is woken)."""
+        view = self._last_views.get(node_id)
+        if view is None:
+            return
+        heard = self._heard.get(node_id, {})
+        found = inv.check_leader_lease(view, self.peers, heard, self.sim.now, self.timing)
+        if found is None:
+            due = inv.lease_deadline(view, self.peers, heard, self.timing)
+            if due is not None:
+                self.sim.wake_at(node_id, due + 1)
+        elif ("leader-lease", node_id, view.curr_term) not in self._lease_reported:
+            self._lease_reported.add(("leader-lease", node_id, view.curr_term))  # once per leadership
+            self.violate(found)
+
+    def _note_abstract_state(self, node_id: str, incoming) -> None:
+        """Count the abstract state a node's step reached (spec/raft/abstract.py)."""
+        sim = self.sim
+        network = "cut" if sim.blocked else ("lossy" if sim.net.drop or sim.net.duplicate else "clean")
+        event = "tick" if incoming is None else getattr(incoming.payload, "message_kind", type(incoming.payload).__name__)
+        state = step_state(node_id, event, [self._last_views.get(n) for n in self.peers], network)
+        if state is not None:
+            self.coverage[(ABSTRACT_STATE, state)] += 1
 
     def judge(self, view: DLedgerView, incoming, ready) -> None:
         """Check every invariant on a fresh observation, then remember it."""
@@ -214,6 +281,42 @@ class DLedgerCluster(SimCluster):
             self.sim.partition([[leader]])
             self._leader_lost_if_minority()
 
+    def step_isolate_leader_with(self, step: Step) -> None:
+        """Cut the current leader off with K-1 others, a minority (nothing if there is no leader)."""
+        leader = self.current_leader()
+        k = self.int_arg(step, 0, 1)
+        if not 1 <= k <= len(self.peers) // 2:  # the leader's side holds no quorum
+            raise UserError(f"line {step.line}: isolate-leader-with {k}: the leader's side must hold no quorum "
+                            f"of {len(self.peers)} nodes (at most {len(self.peers) // 2})")
+        if leader is not None:
+            others = [p for p in self.peers if p != leader]
+            side = [leader] + others[: k - 1]
+            self.sim.partition([side])
+            self._leader_lost_if_minority()
+
+    def step_crash_after_vote(self, step: Step) -> None:
+        self._crash_at_instant("vote", step)
+
+    def step_crash_after_truncation(self, step: Step) -> None:
+        self._crash_at_instant("truncation", step)
+
+    def _crash_at_instant(self, what: str, step: Step) -> None:
+        """Arm a crash for the instant ``what`` happens to a node; run until it struck (at most MS)."""
+        args = list(step.args)
+        node = args.pop(0) if args and args[0] in self.peers else None
+        try:
+            ms = int(args[0]) if args else CRASH_AT_INSTANT_MS
+        except ValueError:
+            raise UserError(f"line {step.line}: {step.op}: want '{step.op} [NODE] [MS]', not {step.render()!r}") \
+                from None
+        if ms < 0 or len(args) > 1:
+            raise UserError(f"line {step.line}: {step.op}: want '{step.op} [NODE] [MS]', not {step.render()!r}")
+        self._crash_when = (what, node)
+        deadline = self.sim.now + ms
+        while self._crash_when is not None and self.sim.now < deadline:
+            self.sim.run_for(min(AWAIT_POLL_MS, deadline - self.sim.now))
+        self._crash_when = None
+
     def step_await_leader(self, step: Step) -> None:
         bound = self.ms_arg(step, 0, self.liveness_bound_ms())
         deadline = self.sim.now + bound
@@ -278,44 +381,108 @@ def dledger_outcomes() -> dict[str, tuple[str, ...]]:
     }
 
 
-def generate_dledger_script(config: RunConfig, timing: Timing = DEFAULT_TIMING) -> Script:
-    """A random but seed-determined fault schedule, then healing and a liveness check."""
-    check_fault_mixes((config.fault_mix,))
-    if not 1 <= config.group_size <= 9:
-        raise UserError(f"group size must be between 1 and 9, not {config.group_size}")
-    rng = random.Random(f"{config.seed}:plan")
-    nodes = tuple(f"n{i}" for i in range(1, config.group_size + 1))
-    faults = FAULT_MIXES[config.fault_mix]
-    steps: list[Step] = [Step("run", (str(rng.randint(2000, 6000)),))]
-    down: set[str] = set()
-    elapsed = 0
-    body = 0
-    while elapsed < config.duration_ms:
-        choice = rng.choice(faults + ("append", "append", "run", "run"))
+# The fault space (docs/scenarios.md, "Fault space"). Each run draws how hard its network
+# is: the largest delay (beyond the vote round's 2-3 s and the 6 s election timeout too,
+# so late replies and duplicates of old rounds arrive), loss and duplication.
+MAX_DELAYS_MS = (20, 20, 100, 400, 3000, 8000)
+LOSS = (0.0, 0.05, 0.2, 0.5)
+DUPLICATION = (0.0, 0.05, 0.2, 0.5)
+START_SPREADS_MS = (0, 50, 1000, 1000)  # 0 and 50: candidates that collide
+# Nemeses: fault schedules aimed at the situations where a slip shows, by fault mix.
+NEMESES: dict[str, tuple[str, ...]] = {
+    "none": (),
+    "crash": ("crash-after-vote", "restart-after-truncation"),
+    "partition": ("stale-leader-longer-log", "leader-minority-beyond-lease"),
+    "lossy": ("late-and-duplicated",),
+    "mixed": ("crash-after-vote", "restart-after-truncation", "stale-leader-longer-log",
+              "leader-minority-beyond-lease", "late-and-duplicated"),
+}
+
+
+class _Planner:
+    """Writes fault blocks: the generator strings them together, the search's mutations
+    insert them into scripts it already ran (conformance/search.py)."""
+
+    def __init__(self, rng: random.Random, nodes: tuple[str, ...], fault_mix: str, timing: Timing, body: int = 0):
+        self.rng = rng
+        self.nodes = nodes
+        self.faults = FAULT_MIXES[fault_mix] + NEMESES.get(fault_mix, ())
+        self.timing = timing
+        self.down: set[str] = set()
+        self.body = body
+
+    def choice(self) -> str:
+        return self.rng.choice(self.faults + ("append", "append", "run", "run"))
+
+    def appends(self, k: int) -> list[Step]:
+        steps = []
+        for _ in range(k):
+            self.body += 1
+            steps.append(Step("append-leader", (f"m{self.body}",)))
+        return steps
+
+    def restart_soon(self, low: int, high: int) -> list[Step]:
+        self.down.clear()
+        return [Step("run", (str(self.rng.randint(low, high)),)), Step("restart-all")]
+
+    def lossy_net(self) -> Step:
+        rng = self.rng
+        return Step("net", (f"1..{rng.choice(MAX_DELAYS_MS)}", f"drop={rng.choice(LOSS)}",
+                            f"dup={rng.choice(DUPLICATION)}"))
+
+    def block(self, choice: str) -> list[Step]:
+        """The steps of one fault (or client request), then a wait."""
+        rng, nodes, lease_ms = self.rng, self.nodes, self.timing.lease_ms
+        steps: list[Step] = []
         if choice == "crash":
-            up = [n for n in nodes if n not in down]
-            if down and rng.random() < 0.5:
-                n = rng.choice(sorted(down))
-                down.discard(n)
+            up = [n for n in nodes if n not in self.down]
+            if self.down and rng.random() < 0.5:
+                n = rng.choice(sorted(self.down))
+                self.down.discard(n)
                 steps.append(Step("restart", (n,)))
             elif up:
                 n = rng.choice(up)
-                down.add(n)
+                self.down.add(n)
                 steps.append(Step("crash", (n,)))
         elif choice == "crash-leader":
             # an unknown number of nodes may be down after this: restart one first
-            if down:
-                n = rng.choice(sorted(down))
-                down.discard(n)
+            if self.down:
+                n = rng.choice(sorted(self.down))
+                self.down.discard(n)
                 steps.append(Step("restart", (n,)))
             steps.append(Step("crash-leader"))
-            steps.append(Step("run", (str(rng.randint(50, 3000)),)))
-            steps.append(Step("restart-all"))
-            down.clear()
+            steps += self.restart_soon(50, 3000)
+        elif choice == "crash-after-vote":
+            # a vote is durable before its reply leaves: crash the voter in that instant
+            steps += [Step("crash-leader"), Step("crash-after-vote")]
+            steps += self.restart_soon(10, 500)
+        elif choice == "restart-after-truncation":
+            # a stale leader rejoins, its extra entries are truncated, it crashes at once
+            steps.append(Step("isolate-leader"))
+            steps += self.appends(rng.randint(1, 4))
+            steps.append(Step("run", (str(rng.randint(lease_ms, 2 * lease_ms)),)))
+            steps += self.appends(rng.randint(0, 2))
+            steps += [Step("heal"), Step("crash-after-truncation")]
+            steps += self.restart_soon(10, 500)
+        elif choice == "stale-leader-longer-log":
+            # an isolated old leader holds a longer log of an older term; the others move on
+            steps.append(Step("isolate-leader"))
+            steps += self.appends(rng.randint(2, 5))
+            steps.append(Step("run", (str(rng.randint(lease_ms // 2, 2 * lease_ms)),)))
+            steps += self.appends(rng.randint(0, 2))
+            if rng.random() < 0.5:
+                steps.append(Step("heal"))
+        elif choice == "leader-minority-beyond-lease":
+            # the leader and a minority are cut off for longer than the leader's lease
+            steps.append(Step("isolate-leader-with", (str(rng.randint(1, max(1, len(nodes) // 2))),)))
+            steps += self.appends(rng.randint(1, 3))
+            wait = lease_ms + rng.randint(2 * self.timing.heartbeat_interval_ms, 3 * lease_ms)
+            steps += [Step("run", (str(wait),)), Step("heal")]
+        elif choice == "late-and-duplicated":
+            steps.append(Step("net", (f"1..{rng.choice((3000, 8000))}", f"dup={rng.choice((0.2, 0.5))}")))
         elif choice == "isolate-leader":
             steps.append(Step("isolate-leader"))
-            body += 1
-            steps.append(Step("append-leader", (f"m{body}",)))
+            steps += self.appends(1)
         elif choice == "partition" and len(nodes) > 1:
             shuffled = list(nodes)
             rng.shuffle(shuffled)
@@ -325,40 +492,91 @@ def generate_dledger_script(config: RunConfig, timing: Timing = DEFAULT_TIMING) 
             a, b = rng.sample(nodes, 2)
             steps.append(Step("block", (a, b)))
         elif choice == "lossy":
-            if rng.random() < 0.5:
-                drop = rng.choice(("0.05", "0.2", "0.5"))
-                steps.append(Step("net", (f"1..{rng.choice((20, 100, 400))}", f"drop={drop}", "dup=0.05")))
-            else:
-                steps.append(Step("net", ("default",)))
+            steps.append(self.lossy_net() if rng.random() < 0.6 else Step("net", ("default",)))
         elif choice == "append":
-            body += 1
+            self.body += 1
             if rng.random() < 0.25:  # clients sometimes reach a node that does not lead
-                steps.append(Step("append", (rng.choice(nodes), f"m{body}")))
+                steps.append(Step("append", (rng.choice(nodes), f"m{self.body}")))
             else:
-                steps.append(Step("append-leader", (f"m{body}",)))
+                steps.append(Step("append-leader", (f"m{self.body}",)))
         if choice in ("partition", "block", "isolate-leader") and rng.random() < 0.3:
             steps.append(Step("heal"))
-        ms = rng.randint(100, 4000)
-        steps.append(Step("run", (str(ms),)))
-        elapsed += ms
-    # the last fault heals: everything restarts, the network is clean
-    steps.append(Step("heal"))
-    steps.append(Step("restart-all"))
-    steps.append(Step("net", ("default",)))
-    steps.append(Step("await-leader"))
-    for i in range(3):
-        body += 1
-        steps.append(Step("append-leader", (f"m{body}",)))
-    steps.append(Step("run", ("3000",)))
+        steps.append(Step("run", (str(rng.randint(100, 4000)),)))
+        return steps
+
+
+def _healing(body: int) -> list[Step]:
+    """The last fault heals: everything restarts, the network is clean, a leader must
+    emerge (liveness) and take three appends."""
+    steps = [Step("heal"), Step("restart-all"), Step("net", ("default",)), Step("await-leader")]
+    steps += [Step("append-leader", (f"m{body + i}",)) for i in range(1, 4)]
+    return steps + [Step("run", ("3000",))]
+
+
+def _check_config(config: RunConfig) -> None:
+    check_fault_mixes((config.fault_mix,))
+    if not 1 <= config.group_size <= 9:
+        raise UserError(f"group size must be between 1 and 9, not {config.group_size}")
+
+
+def generate_dledger_script(config: RunConfig, timing: Timing = DEFAULT_TIMING) -> Script:
+    """A random but seed-determined fault schedule, then healing and a liveness check."""
+    _check_config(config)
+    rng = random.Random(f"{config.seed}:plan")
+    nodes = tuple(f"n{i}" for i in range(1, config.group_size + 1))
+    plan = _Planner(rng, nodes, config.fault_mix, timing)
+    steps: list[Step] = [Step("run", (str(rng.randint(2000, 6000)),))]
+    elapsed = 0
+    while elapsed < config.duration_ms:
+        steps += plan.block(plan.choice())
+        elapsed = sum(int(s.args[0]) for s in steps[1:] if s.op == "run")  # nemeses wait too
+    steps += _healing(plan.body)
     return Script(
         scenario="dledger",
         nodes=nodes,
         seed=config.seed,
         profile=config.profile,
         adapter=config.adapter,
-        start_spread_ms=1000,
+        start_spread_ms=rng.choice(START_SPREADS_MS),
         steps=tuple(steps),
     )
+
+
+def _fault_phase_end(steps: tuple[Step, ...]) -> int:
+    """Where a generated script's healing suffix starts (``_healing``)."""
+    for i in range(len(steps) - 1, 0, -1):
+        if steps[i].op == "heal" and i + 1 < len(steps) and steps[i + 1].op == "restart-all":
+            return i
+    return len(steps)
+
+
+def mutate_dledger_script(script: Script, rng: random.Random, fault_mix: str,
+                          timing: Timing = DEFAULT_TIMING) -> Script:
+    """A neighbour of ``script`` for the search: one to three edits of its fault phase
+    (insert a fault block, drop a step, stretch or shorten a wait, roughen the network);
+    the healing suffix and the liveness check stay."""
+    steps = list(script.steps)
+    end = _fault_phase_end(script.steps)
+    phase, suffix = steps[:end], steps[end:]
+    bodies = [int(a[1:]) for s in steps for a in s.args if a[:1] == "m" and a[1:].isdigit()]
+    plan = _Planner(rng, script.nodes, fault_mix, timing, body=max(bodies, default=0) + 100)
+    for _ in range(rng.randint(1, 4)):
+        op = rng.choice(("insert", "insert", "drop", "drop", "stretch", "net"))
+        if op == "insert":
+            at = rng.randint(1, len(phase))
+            phase[at:at] = plan.block(rng.choice(plan.faults or ("append",)))
+        elif op == "drop" and len(phase) > 1:
+            del phase[rng.randint(1, len(phase) - 1)]
+        elif op == "stretch":
+            waits = [i for i, s in enumerate(phase) if s.op == "run"]
+            if waits:
+                i = rng.choice(waits)
+                ms = max(10, int(int(phase[i].args[0]) * rng.choice((0.25, 0.5, 2.0, 4.0))))
+                phase[i] = Step("run", (str(ms),))
+        elif op == "net":
+            at = rng.randint(1, len(phase))
+            phase[at:at] = [plan.lossy_net(), Step("run", (str(rng.randint(500, 8000)),))]
+    return script.with_steps(phase + suffix)
 
 
 def build_dledger(script: Script, adapter: str, record_trace: bool = True, timing: Timing | None = None):

@@ -39,6 +39,9 @@ class RaftCluster(DLedgerCluster):
     def node_crashed(self, node_id: str) -> None:
         inv.forget_volatile(self.history, node_id)
 
+    def judge_lease(self, node_id: str) -> None:
+        """Raft has no leader lease (check-quorum is optional): nothing to judge."""
+
     def judge(self, view: RaftView, incoming, ready) -> None:
         for violation in inv.check_node(self.history, view):
             self.violate(violation)

@@ -9,6 +9,7 @@ under ``conformance/scenarios/`` and one record here.
 """
 from __future__ import annotations
 
+import random
 from typing import Callable
 
 import attrs
@@ -17,7 +18,7 @@ from conformance.errors import UserError
 from conformance.faults import FAULT_MIXES
 from conformance.scenarios.classic import build_classic, classic_outcomes, generate_classic_script
 from conformance.scenarios.controller import build_controller, controller_outcomes, generate_controller_script
-from conformance.scenarios.dledger import build_dledger, dledger_outcomes, generate_dledger_script
+from conformance.scenarios.dledger import build_dledger, dledger_outcomes, generate_dledger_script, mutate_dledger_script
 from conformance.scenarios.raft import build_raft, generate_raft_script
 from conformance.scenarios.truncation import build_truncation, generate_truncation_script, truncation_outcomes
 from conformance.script import Script
@@ -34,6 +35,7 @@ from spec.invariants import dledger as dledger_inv
 from spec.invariants import raft as raft_inv
 from spec.invariants import truncation as truncation_inv
 from spec.mutants import MutantInfo
+from spec.raft.abstract import every_node_state
 from spec.truncation import variants as truncation_variants
 
 
@@ -50,6 +52,11 @@ class Scenario:
     # the scenario's registry of known-bad variants, each runnable as adapter mutant:NAME
     mutants: tuple[MutantInfo, ...] = ()
     group_sizes: tuple[int, ...] = (3, 5)  # group sizes its generator accepts, rotated by seed
+    # mutate(script, rng, config) -> a neighbour script, for the search (conformance/search.py);
+    # None: the scenario's campaigns only sample
+    mutate: Callable[[Script, random.Random, RunConfig], Script] | None = None
+    # every node state its abstract states can hold (spec/raft/abstract.py), for reports
+    abstract_universe: tuple[str, ...] = ()
     # the spec profiles it can judge against (--profile), default_profile among them
     profiles: tuple[str, ...] = ()
 
@@ -73,6 +80,9 @@ SCENARIOS: dict[str, Scenario] = {
         build=build_dledger,
         mutants=tuple(dledger_mutants.MUTANTS.values()),
         profiles=tuple(DLEDGER_PROFILES),
+        group_sizes=(3, 4, 5),  # 4: an even quorum (3 of 4), where off-by-one quorum slips show
+        mutate=lambda script, rng, config: mutate_dledger_script(script, rng, config.fault_mix),
+        abstract_universe=every_node_state(),
     ),
     "raft": Scenario(
         name="raft",
@@ -81,6 +91,9 @@ SCENARIOS: dict[str, Scenario] = {
         outcomes={},  # the implementation's decisions are opaque: only invariants are judged
         generate=generate_raft_script,
         build=build_raft,
+        group_sizes=(3, 4, 5),
+        mutate=lambda script, rng, config: mutate_dledger_script(script, rng, config.fault_mix),
+        abstract_universe=every_node_state(),
     ),
     "truncation": Scenario(
         name="truncation",

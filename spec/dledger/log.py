@@ -48,6 +48,11 @@ def ledger_end_term_after_append(entry: Entry, curr_term: int) -> int:
     return entry.term
 
 
+def leader_entry(log: Sequence[Entry], curr_term: int, body: str) -> Entry:
+    """The entry a leader appends for a client: at ledgerEnd + 1, of its current term."""
+    return Entry(len(log), curr_term, body)
+
+
 def first_index_of_term(log: Sequence[Entry], term: int, at_or_before: int) -> int:
     """The first index of the run of ``term`` entries that contains ``at_or_before``."""
     i = at_or_before

@@ -14,16 +14,22 @@ seen as a Raft node (``spec.raft.records.raft_view``). Only DLedger's own are he
 | vote-log-up-to-date      | ACCEPT only when the candidate's (ledgerEndTerm, ledgerEndIndex) >= the voter's |
 | ledger-end-term          | ledgerEndTerm is the term of the last entry                           |
 | applied-committed-end    | applied <= committed <= ledgerEnd                                     |
+| leader-lease             | a leader that has heard from no quorum for longer than its lease (maxHeartBeatLeak x heartBeatTimeIntervalMs, plus one round) no longer leads |
+
+Shared with every Raft-family protocol, besides the five safety invariants: log
+matching, log terms (never decreasing along a log, never beyond the node's term) and
+restart durability (a node restarts with the term, vote and log it crashed with).
 
 ``leader-completeness`` (and, through it, ``committed-prefix``) holds for G2 logs; G1
 may violate it (``known_profile_difference``).
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from spec.dledger.profiles import Profile, Timing
-from spec.dledger.records import DLedgerView, VoteRequest, VoteResponse, VoteResult
+from spec.dledger.records import DLedgerView, Role, VoteRequest, VoteResponse, VoteResult
+from spec.quorum import quorum_size
 from spec.invariants import Violation, raft
 from spec.raft.records import raft_view
 
@@ -31,11 +37,13 @@ _OWN: dict[str, str] = {
     "vote-log-up-to-date": "ACCEPT only for a candidate whose log is at least as up to date",
     "ledger-end-term": "ledgerEndTerm is the term of the last entry",
     "applied-committed-end": "applied <= committed <= ledgerEnd",
+    "leader-lease": "a leader that has not heard from a quorum for longer than its lease stops leading",
 }
 # in the order they are reported; the shared ones as spec/invariants/raft.py states them
 INVARIANTS: dict[str, str] = {name: _OWN.get(name) or raft.INVARIANTS[name] for name in (
     "election-safety", "term-monotonic", "one-vote-per-term", "vote-log-up-to-date", "ledger-end-term",
-    "committed-prefix", "leader-completeness", "applied-committed-end", "liveness")}
+    "log-matching", "log-terms", "committed-prefix", "leader-completeness", "applied-committed-end",
+    "restart-durable", "leader-lease", "liveness")}
 
 
 def known_profile_difference(name: str, profile: Profile) -> bool:
@@ -93,19 +101,64 @@ def check_vote_grant(voter: DLedgerView, request: VoteRequest, reply: VoteRespon
     return None
 
 
+# the leader's lease is judged one heartbeat round after it must have run out, plus a
+# margin for the 10 ms maintenance lattice and the round's decision wait
+LEASE_SLACK_MS = 500
+
+
+def lease_bound_ms(timing: Timing) -> int:
+    """How long a leader may go on without hearing from a quorum: the lease
+    (maxHeartBeatLeak x heartBeatTimeIntervalMs), one heartbeat round for the round that
+    notices it, and ``LEASE_SLACK_MS``."""
+    return timing.lease_ms + timing.heartbeat_interval_ms + LEASE_SLACK_MS
+
+
+def lease_deadline(v: DLedgerView, peers: Sequence[str], last_heard: Mapping[str, int],
+                   timing: Timing) -> int | None:
+    """The last instant ``v``'s node may still lead: ``lease_bound_ms`` after it last had
+    heard from a quorum (itself included); None if it does not lead (or is a group of
+    one). ``last_heard``: when it last received anything from each peer."""
+    if v.role is not Role.LEADER or len(peers) < 2:
+        return None
+    others = sorted((last_heard.get(p, NEVER_HEARD) for p in peers if p != v.node_id), reverse=True)
+    return others[quorum_size(len(peers)) - 2] + lease_bound_ms(timing)
+
+
+def check_leader_lease(v: DLedgerView, peers: Sequence[str], last_heard: Mapping[str, int], now: int,
+                       timing: Timing) -> Violation | None:
+    due = lease_deadline(v, peers, last_heard, timing)
+    if due is None or now <= due:
+        return None
+    heard = due - lease_bound_ms(timing)
+    since = "never" if heard == NEVER_HEARD else f"not since t={heard}"
+    return Violation("leader-lease", f"{v.node_id} still leads term {v.curr_term} at t={now}; it heard from a "
+                                     f"quorum {since} (lease {timing.lease_ms} ms, judged after "
+                                     f"{lease_bound_ms(timing)} ms)", v.node_id)
+
+
+NEVER_HEARD = -(10**12)
+
 STATELESS_CHECKS = (check_ledger_end_term, check_applied_committed_end)
 
 
 def check_node(h: DLedgerHistory, v: DLedgerView) -> list[Violation]:
     """Every per-node invariant for one fresh observation (then call ``record``)."""
     r = raft_view(v)
-    found = [c(h, r) for c in raft.SHARED_CHECKS] + [c(v) for c in STATELESS_CHECKS]
-    return [x for x in found if x is not None]
+    found = [c(h, r) for c in raft.SHARED_CHECKS] + [raft.check_log_terms(r), raft.check_restart_durable(h, r)]
+    found += [c(v) for c in STATELESS_CHECKS]
+    return [x for x in found if x is not None] + raft.check_log_matching_with_others(h, r)
 
 
 def record(h: DLedgerHistory, v: DLedgerView) -> None:
     """Fold an observation into the history (after it was checked)."""
-    raft.record_shared(h, raft_view(v))
+    r = raft_view(v)
+    raft.record_shared(h, r)
+    raft.record_last_view(h, r)
+
+
+def node_crashed(h: DLedgerHistory, node_id: str) -> None:
+    """``node_id`` crashed: what it held is kept for its restart's durability check."""
+    raft.forget_volatile(h, node_id)
 
 
 # ------------------------------------------------------------------ liveness

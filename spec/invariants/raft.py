@@ -15,13 +15,20 @@ observation into the history and ``forget_volatile`` is called when a node crash
 | committed-prefix | state machine safety: no two nodes ever commit different entries at one index |
 | commit-monotonic | a node's commitIndex never decreases while it stays up |
 | commit-within-log | a node never considers an index committed that its log does not hold |
+| log-terms | entry terms never decrease along a log, and no entry's term exceeds the node's term |
+| restart-durable | a node restarts with the term, vote and log it held when it crashed: nothing lost, nothing resurrected |
 | liveness | after the last fault heals, one stable leader within the implementation's bound |
 
-The first five (``SHARED_CHECKS``) and liveness are defined here once, for every
-Raft-family protocol: DLedger's invariants (``spec/invariants/dledger.py``) run these
-very functions on a DLedger node seen as a Raft node (``spec.raft.records.raft_view``)
-and add only what is DLedger's own. The other three are judged on generic Raft groups
-(the DLedger observation makes them structural).
+The five safety invariants (``SHARED_CHECKS``), log matching, log terms, restart
+durability and liveness are defined here once, for every Raft-family protocol:
+DLedger's invariants (``spec/invariants/dledger.py``) run these very functions on a
+DLedger node seen as a Raft node (``spec.raft.records.raft_view``) and add only what is
+DLedger's own. commit-monotonic and commit-within-log are judged on generic Raft groups
+(DLedger's applied-committed-end covers the second; its commit index is volatile too).
+
+Restart durability compares the first observation after a restart with the last one
+before the crash: every observation follows a step whose durable state was written
+before its messages left (Ready.persist), so what was observed had been persisted.
 """
 from __future__ import annotations
 
@@ -41,6 +48,8 @@ INVARIANTS: dict[str, str] = {
     "committed-prefix": "no two nodes commit different entries at the same index",
     "commit-monotonic": "commitIndex never decreases while a node stays up",
     "commit-within-log": "commitIndex never exceeds the last index of the node's log",
+    "log-terms": "entry terms never decrease along a log and never exceed the node's term",
+    "restart-durable": "a node restarts with the term, vote and log it held when it crashed",
     "liveness": "after the last fault heals, exactly one leader within the bound",
 }
 
@@ -57,6 +66,7 @@ class RaftHistory:
     committed_under_term: dict[int, int] = attrs.Factory(dict)  # index -> largest leader term seen then
     largest_leader_term: int = -10**9
     last_view: dict[str, RaftView] = attrs.Factory(dict)  # per live node: its last observation
+    at_crash: dict[str, RaftView] = attrs.Factory(dict)  # per crashed node: its last observation before the crash
     # The committed indexes are [committed_low, committed_high] while ``committed_interval``
     # holds (always, unless a compacted log showed a later stretch first): the checks then
     # visit only that range instead of every entry of every log.
@@ -168,13 +178,47 @@ def check_log_matching(v: RaftView, other: RaftView) -> Violation | None:
     anchor = next((i for i in range(high, low - 1, -1) if v.entry(i).term == other.entry(i).term), None)
     if anchor is None:
         return None
+    a, b = sorted((v, other), key=lambda x: x.node_id)  # the same words whichever node was judged
     for i in range(low, anchor + 1):
-        mine, theirs = v.entry(i), other.entry(i)
+        mine, theirs = a.entry(i), b.entry(i)
         if not _same(mine, theirs):
             return Violation("log-matching",
-                             f"{v.node_id} and {other.node_id} agree on (index {anchor}, term {v.entry(anchor).term}) "
+                             f"{a.node_id} and {b.node_id} agree on (index {anchor}, term {a.entry(anchor).term}) "
                              f"but differ at index {i}: (term {mine.term}, {mine.body!r}) vs "
                              f"(term {theirs.term}, {theirs.body!r})", v.node_id)
+    return None
+
+
+def check_log_terms(v: RaftView) -> Violation | None:
+    """Terms never decrease along a log, and no entry is of a term the node has not reached."""
+    for a, b in zip(v.log, v.log[1:]):
+        if b.term < a.term:
+            return Violation("log-terms", f"{v.node_id}: entry {b.index} has term {b.term} after term {a.term} "
+                                          f"at index {a.index}", v.node_id)
+    if v.log and v.log[-1].term > v.curr_term:
+        return Violation("log-terms", f"{v.node_id}: entry {v.log[-1].index} has term {v.log[-1].term}, "
+                                      f"beyond the node's term {v.curr_term}", v.node_id)
+    return None
+
+
+def check_restart_durable(h: RaftHistory, v: RaftView) -> Violation | None:
+    """The first observation after a restart holds what the last one before the crash did."""
+    before = h.at_crash.get(v.node_id)
+    if before is None:
+        return None
+    where = f"{v.node_id} restarted with"
+    if (v.curr_term, v.voted_for) != (before.curr_term, before.voted_for):
+        return Violation("restart-durable", f"{where} term {v.curr_term} and vote {v.voted_for!r}; it crashed with "
+                                            f"term {before.curr_term} and vote {before.voted_for!r}", v.node_id)
+    if v.last_index != before.last_index:
+        what = "lost" if v.last_index < before.last_index else "resurrected"
+        return Violation("restart-durable", f"{where} its log ending at index {v.last_index}; it crashed with it "
+                                            f"ending at {before.last_index} (entries {what})", v.node_id)
+    for e in v.log:
+        old = before.entry(e.index)
+        if old is not None and not _same(e, old):
+            return Violation("restart-durable", f"{where} (term {e.term}, {e.body!r}) at index {e.index}; it crashed "
+                                                f"holding (term {old.term}, {old.body!r}) there", v.node_id)
     return None
 
 
@@ -186,8 +230,14 @@ SHARED_CHECKS = (
     check_committed_prefix,
     check_leader_completeness,
 )
-NODE_CHECKS = SHARED_CHECKS[:3] + (check_commit_monotonic,) + SHARED_CHECKS[3:]
-STATELESS_CHECKS = (check_commit_within_log,)
+NODE_CHECKS = SHARED_CHECKS[:3] + (check_commit_monotonic,) + SHARED_CHECKS[3:] + (check_restart_durable,)
+STATELESS_CHECKS = (check_commit_within_log, check_log_terms)
+
+
+def check_log_matching_with_others(h: RaftHistory, v: RaftView) -> list[Violation]:
+    """Log matching between ``v`` and the last observation of every other live node."""
+    found = (check_log_matching(v, w) for n, w in sorted(h.last_view.items()) if n != v.node_id)
+    return [x for x in found if x is not None]
 
 
 def check_node(h: RaftHistory, v: RaftView) -> list[Violation]:
@@ -196,8 +246,7 @@ def check_node(h: RaftHistory, v: RaftView) -> list[Violation]:
     Log matching is checked against the last observation of every other live node.
     """
     found = [c(h, v) for c in NODE_CHECKS] + [c(v) for c in STATELESS_CHECKS]
-    found += [check_log_matching(v, w) for n, w in sorted(h.last_view.items()) if n != v.node_id]
-    return [x for x in found if x is not None]
+    return [x for x in found if x is not None] + check_log_matching_with_others(h, v)
 
 
 def record_shared(h: RaftHistory, v: RaftView) -> None:
@@ -235,13 +284,23 @@ def record(h: RaftHistory, v: RaftView) -> None:
     """Fold an observation into the history (after it was checked)."""
     record_shared(h, v)
     h.commit_of[v.node_id] = max(v.committed_index, h.commit_of.get(v.node_id, v.committed_index))
+    record_last_view(h, v)
+
+
+def record_last_view(h: RaftHistory, v: RaftView) -> None:
+    """Remember ``v`` as its node's current state (log matching, restart durability); the
+    first observation after a restart has then been judged against the crash."""
     h.last_view[v.node_id] = v
+    h.at_crash.pop(v.node_id, None)
 
 
 def forget_volatile(h: RaftHistory, node_id: str) -> None:
-    """``node_id`` crashed: its volatile state (commitIndex, current log view) is gone."""
+    """``node_id`` crashed: its volatile state (commitIndex, current log view) is gone;
+    what it held is kept for the restart-durable check of its next life."""
     h.commit_of.pop(node_id, None)
-    h.last_view.pop(node_id, None)
+    last = h.last_view.pop(node_id, None)
+    if last is not None:
+        h.at_crash[node_id] = last
 
 
 # ------------------------------------------------------------------ liveness

@@ -27,8 +27,8 @@ def test_stateful_search_finds_and_shrinks_a_double_vote():
     assert len(steps) <= 8, script  # shrunk to a handful (teardown heals, restarts and awaits a leader)
 
 
-@pytest.mark.parametrize("mutant,prop", [("vote-not-durable", "one-vote-per-term|election-safety"),
-                                         ("term-not-durable", "term-monotonic|one-vote-per-term")])
+@pytest.mark.parametrize("mutant,prop", [("vote-not-durable", "restart-durable|one-vote-per-term|election-safety"),
+                                         ("term-not-durable", "restart-durable|term-monotonic|one-vote-per-term")])
 def test_stateful_search_kills_durability_mutants(mutant, prop):
     # detection only (shrinking is shown above and costs seconds per mutant)
     with pytest.raises(AssertionError, match=prop):

@@ -24,7 +24,10 @@ def log(*terms, start=1, bodies=None):
     return tuple(RaftEntry(start + i, t, (bodies or {}).get(start + i, f"e{start + i}")) for i, t in enumerate(terms))
 
 
-def view(node, role=F, term=1, vote=None, leader=None, commit=-1, entries=()):
+def view(node, role=F, term=None, vote=None, leader=None, commit=-1, entries=()):
+    """A node's observation; its term defaults to the last entry's (at least 1)."""
+    if term is None:
+        term = max(1, entries[-1].term if entries else 1)
     return RaftView(node, role, term, vote, leader, commit, entries)
 
 
@@ -54,9 +57,22 @@ ROWS = {
     "two leaders in one term": ([view("n1", L, 3, "n1", "n1"), view("n2", L, 3, "n2", "n2")], {"election-safety"}),
     "a leader again in a later term": ([view("n1", L, 3, "n1", "n1"), view("n2", L, 4, "n2", "n2")], set()),
     "term goes back": ([view("n1", F, 4), view("n1", F, 3)], {"term-monotonic"}),
-    "term goes back across a restart": ([view("n1", F, 4), (CRASH, "n1"), view("n1", F, 0)], {"term-monotonic"}),
+    "term goes back across a restart": ([view("n1", F, 4), (CRASH, "n1"), view("n1", F, 0)],
+                                        {"term-monotonic", "restart-durable"}),
     "two votes in one term across a restart": ([view("n1", F, 2, "n2"), (CRASH, "n1"), view("n1", F, 2, "n3")],
-                                               {"one-vote-per-term"}),
+                                               {"one-vote-per-term", "restart-durable"}),
+    "terms go back along a log": ([view("n1", F, 3, entries=log(1, 3, 2))], {"log-terms"}),
+    "an entry of a term the node has not reached": ([view("n1", F, 1, entries=log(1, 2))], {"log-terms"}),
+    "a restart loses the log's tail": ([view("n1", entries=log(1, 1)), (CRASH, "n1"), view("n1", entries=log(1))],
+                                       {"restart-durable"}),
+    "a restart resurrects entries": ([view("n1", entries=log(1)), (CRASH, "n1"), view("n1", entries=log(1, 1))],
+                                     {"restart-durable"}),
+    "a restart rewrites an entry": ([view("n1", entries=log(1, 1)), (CRASH, "n1"),
+                                     view("n1", entries=log(1, 1, bodies={2: "x"}))], {"restart-durable"}),
+    "a restart forgets the vote": ([view("n1", F, 2, "n2"), (CRASH, "n1"), view("n1", F, 2)], {"restart-durable"}),
+    "a restart as it crashed, then moving on": ([view("n1", F, 2, "n2", entries=log(1, 2)), (CRASH, "n1"),
+                                                 view("n1", F, 2, "n2", entries=log(1, 2)),
+                                                 view("n1", F, 3, entries=log(1, 2))], set()),
     "a vote per term": ([view("n1", F, 2, "n2"), view("n1", F, 3, "n3")], set()),
     "commit index goes back": ([view("n1", commit=2, entries=log(1, 1)), view("n1", commit=1, entries=log(1))],
                                {"commit-monotonic"}),
@@ -165,8 +181,9 @@ def test_dledger_is_judged_by_the_shared_invariants_through_its_raft_view():
     dledger.record(h, first)
     (found,) = dledger.check_node(h, second)
     assert found.property == "leader-completeness"
-    assert set(inv.INVARIANTS) & set(dledger.INVARIANTS) == {f.__name__[len("check_"):].replace("_", "-")
-                                                             for f in inv.SHARED_CHECKS} | {"liveness"}
+    shared = {f.__name__[len("check_"):].replace("_", "-") for f in inv.SHARED_CHECKS}
+    assert set(inv.INVARIANTS) & set(dledger.INVARIANTS) == shared | {
+        "log-matching", "log-terms", "restart-durable", "liveness"}
 
 
 def test_stable_leader_needs_every_live_node_to_follow_it():

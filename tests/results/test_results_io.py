@@ -11,6 +11,7 @@ from cli.main import main
 from conformance.errors import UserError
 from results import io
 from results.schema import SCHEMA_VERSION
+from conformance.scenarios.registry import get_scenario
 from conformance.spark_campaign import CampaignSpec, execute_and_commit, plan_chunks, prepare, run_campaign
 
 SPEC = CampaignSpec("t", "dledger", ("reference", "mutant:vote-not-durable"), runs=12, chunk_size=4,
@@ -60,7 +61,7 @@ def test_campaign_commits_every_run_once(campaign):
             unshrunk.setdefault((r["adapter"], r["seed"]), set()).add(r["property"])
     assert failing and unshrunk == failing
     props = io.read_table(campaign, "properties")
-    assert props.num_rows == 24 * 9
+    assert props.num_rows == 24 * len(get_scenario("dledger").properties)
     manifest = io.read_manifest(campaign)
     assert manifest["adapters"]["mutant:vote-not-durable"]["implementation"].endswith("vote-not-durable")
     assert "handle_vote" in manifest["outcomes"]["dledger"]

@@ -1,0 +1,70 @@
+"""Abstract protocol states reached by campaigns that search, against sampling alone.
+
+Runs the same seeds of a scenario twice, in chunks as campaigns do: once sampling every
+run from its seed (``--no-search``), once with the search (conformance/search.py), and
+prints the distinct abstract states each reached (spec/raft/abstract.py: a node's state
+in its group's context, per step), per 1,000 runs and per CPU-second, with the ratio to
+the target (the search reaches at least 2x the states of sampling per 1,000 runs).
+
+    python benchmarks/search_coverage.py [--runs 1000] [--chunk-size 100] [--adapter reference]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from conformance.search import reached  # noqa: E402
+from conformance.spark_campaign import CampaignSpec, plan_chunks, run_chunk  # noqa: E402
+
+TARGET_RATIO = 2.0
+
+
+def load() -> str:
+    return "load average %.2f %.2f %.2f" % os.getloadavg()
+
+
+def campaign(search: bool, args) -> tuple[set[str], float, float, list[int]]:
+    spec = CampaignSpec("bench", args.scenario, (args.adapter,), runs=args.runs, chunk_size=args.chunk_size,
+                        group_sizes=(3, 4, 5), search=search)
+    states: set[str] = set()
+    growth = []
+    wall, cpu = time.perf_counter(), time.process_time()
+    for chunk in plan_chunks(spec):
+        for r in run_chunk(spec, chunk):
+            states |= reached(r)
+            growth.append(len(states))
+    return states, time.perf_counter() - wall, time.process_time() - cpu, growth
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=1000)
+    ap.add_argument("--chunk-size", type=int, default=100)
+    ap.add_argument("--scenario", default="dledger")
+    ap.add_argument("--adapter", default="reference")
+    args = ap.parse_args()
+    print(f"{args.scenario} on {args.adapter}: {args.runs} runs in chunks of {args.chunk_size}, group sizes 3/4/5, "
+          f"every fault mix; {load()}")
+    print(f"{'campaign':10s} {'states':>7s} {'per 1k runs':>11s} {'cpu s':>7s} {'states/cpu s':>12s} "
+          f"{'at 25%':>7s} {'at 50%':>7s} {'at 75%':>7s}")
+    rows = {}
+    for search in (False, True):
+        states, wall, cpu, growth = campaign(search, args)
+        rows[search] = (len(states), cpu)
+        q = [growth[int(len(growth) * f) - 1] for f in (0.25, 0.5, 0.75)]
+        print(f"{'search' if search else 'sampling':10s} {len(states):7d} {1000 * len(states) / args.runs:11.0f} "
+              f"{cpu:7.1f} {len(states) / cpu:12.1f} {q[0]:7d} {q[1]:7d} {q[2]:7d}", flush=True)
+    ratio = rows[True][0] / rows[False][0]
+    per_cpu = (rows[True][0] / rows[True][1]) / (rows[False][0] / rows[False][1])
+    print(f"search / sampling: {ratio:.2f}x states per {args.runs} runs (target {TARGET_RATIO:.1f}x: "
+          f"{'ok' if ratio >= TARGET_RATIO else 'MISS'}), {per_cpu:.2f}x per CPU-second; {load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
