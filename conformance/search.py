@@ -5,10 +5,11 @@ log of an older term, a crash in the instant after a truncation, ...) to chance.
 run reports the abstract states its group went through (``spec/raft/abstract.py``:
 roles, term and log relations, votes, commit, network; the spec's own state space,
 as in model-guided fuzzing). Within a chunk of a campaign, a run that reached a state
-no earlier run of the chunk had joins the *corpus*; after a few runs, about half of the
-runs are no longer generated from their own seed but are a mutation of a corpus
-script (a fault block inserted, a step dropped, a wait stretched, the network
-roughened: ``Scenario.mutate``), favouring recent finds; the other half keep sampling.
+no earlier run of the chunk had joins the *corpus*; after ``WARMUP_RUNS`` runs, a share
+``MUTATE_SHARE`` of the runs are no longer generated from their own seed but are a
+mutation of a corpus script (a fault block inserted, a step dropped, a wait stretched,
+the network roughened: ``Scenario.mutate``), favouring rare finds; the rest keep
+sampling.
 
 Everything stays reproducible from seeds: a mutated run records its lineage
 (``RunConfig.origin``: the seeds of its ancestors) and ``campaign.script_for`` rebuilds
@@ -37,7 +38,7 @@ def reached(result: RunResult) -> set[str]:
 
 def searched(configs: Iterable[RunConfig], run: Callable[[RunConfig], RunResult],
              can_mutate: bool = True) -> Iterator[RunResult]:
-    """Run ``configs`` in order, replacing about half of them (after a warm-up) by
+    """Run ``configs`` in order, replacing a share of them (after a warm-up) by
     mutations of runs that reached new abstract states.
 
     A parent is drawn with a weight that favours rare finds (AFL's energy): the sum, over
