@@ -36,11 +36,16 @@ class CodecError(ValueError):
 NAMESPACES = {
     "dledger": ("spec.dledger",),
     "truncation": ("spec.truncation",),
-    "controller": ("spec.controller", "spec.frozenmap"),
-    "broker": ("spec.broker", "spec.controller"),
+    # (a controller node's reference implementation talks DLedger to its peers)
+    "controller": ("spec.controller", "spec.frozenmap", "spec.dledger"),
+    # (a broker node speaks the HA messages of spec.truncation to its peers)
+    "broker": ("spec.broker", "spec.controller", "spec.truncation", "spec.frozenmap"),
     "raft": ("spec.raft",),
     "classic": ("spec.classic",),
 }
+# the codec namespace of each node kind's messages, views and configs
+NODE_NAMESPACES = {"dledger": "dledger", "raft": "raft", "replica": "truncation", "broker": "broker",
+                   "controller": "controller"}
 
 
 class Registry:

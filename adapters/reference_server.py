@@ -1,8 +1,11 @@
 """rmqha's reference implementation behind the adapter protocol.
 
 ``ReferenceServer.handle(request) -> response`` answers every operation of the
-protocol with the spec (handler level) and the reference DLedger node (node level),
-optionally with a mutant. It serves three purposes: the in-process ``reference`` and
+protocol with the spec (handler level) and the reference nodes of every node kind
+(``dledger``, ``raft``, ``replica``, ``broker``, ``controller``; node level), optionally
+with a mutant (then only the node kinds of the mutant's family: DLedger mutants run
+``dledger`` and ``raft`` nodes, controller mutants ``broker`` and ``controller`` nodes,
+truncation variants ``replica`` nodes). It serves three purposes: the in-process ``reference`` and
 ``mutant:NAME`` adapters, ``rmqha serve-stdio`` (the reference as a subprocess, to test
 the stdio transport end to end), and a worked example of a server for other teams.
 """
@@ -17,6 +20,9 @@ import attrs
 from adapters import codec
 from adapters.operations import OPERATIONS, PROCEDURE_CALLS
 from adapters.protocol import BAD_REQUEST, INTERNAL, PROTOCOL, UNSUPPORTED, error, ok
+from reference import node_kinds
+from reference.broker_replica import ReplicaDurable
+from reference.controller_broker import BrokerDurable
 from reference.dledger_node import DLedgerDurable, DLedgerNode
 from reference.mutants import MUTANTS
 from reference.node_api import Message
@@ -27,22 +33,32 @@ from spec.dledger.records import ClientAppend, DLedgerView
 from spec.invariants.dledger import liveness_bound_ms
 from spec.raft.records import ClientCommand, RaftEntry, RaftView, raft_view
 
-attrs.resolve_types(DLedgerDurable, globalns=vars(sys.modules[DLedgerDurable.__module__]))
+from spec.broker.messages import BrokerNodeConfig
+from spec.controller.messages import ControllerNodeConfig
+
+for _cls in (DLedgerDurable, ReplicaDurable, BrokerDurable):
+    attrs.resolve_types(_cls, globalns=vars(sys.modules[_cls.__module__]))
+
+# node kind -> (its creation config record or None, its durable state record)
+NODE_RECORDS = {
+    "replica": (None, ReplicaDurable),
+    "broker": (BrokerNodeConfig, BrokerDurable),
+    "controller": (ControllerNodeConfig, DLedgerDurable),
+}
 
 class ReferenceServer:
     def __init__(self, mutant: str | None = None, dledger_profile: str = "dledger-0.4",
                  controller_profile: str = "rocketmq-5.1"):
-        if mutant is not None and mutant not in MUTANTS:
-            raise KeyError(f"unknown mutant {mutant!r}")
+        self.kinds_offered = mutant_kinds(mutant)
         self.mutant = mutant
         self.base_profile = PROFILES[dledger_profile]
-        if mutant is None:
+        if mutant is None or mutant not in MUTANTS:
             self.profile, self.procedures = self.base_profile, REFERENCE_PROCEDURES
         else:
             self.profile, self.procedures = MUTANTS[mutant].apply(self.base_profile)
         self.profiles = {"dledger": dledger_profile, "controller": controller_profile,
                          "classic": CLASSIC_DEFAULT_PROFILE.name}
-        self.nodes: dict[str, DLedgerNode] = {}
+        self.nodes: dict[str, Any] = {}
         self.kinds: dict[str, str] = {}  # handle -> node kind it was created as
 
     # ------------------------------------------------------------------ protocol
@@ -67,10 +83,14 @@ class ReferenceServer:
 
     def _op_hello(self, args: dict) -> dict:
         implementation = "rmqha-reference" + (f"+{self.mutant}" if self.mutant else "")
-        operations = sorted(OPERATIONS if self.mutant is None else PROCEDURE_CALLS)
+        if self.mutant is None:
+            operations = sorted(OPERATIONS)
+        else:  # a mutant answers only the procedures it may change (a DLedger one's)
+            operations = sorted(PROCEDURE_CALLS) if self.mutant in MUTANTS else []
         return {"protocol": PROTOCOL, "implementation": implementation, "version": _version(),
-                "profiles": self.profiles, "operations": operations, "nodes": list(NODE_KINDS),
-                "liveness_bound_ms": {kind: liveness_bound_ms(self.profile.timing) for kind in NODE_KINDS}}
+                "profiles": self.profiles, "operations": operations, "nodes": list(self.kinds_offered),
+                "liveness_bound_ms": {kind: liveness_bound_ms(self.profile.timing) for kind in self.kinds_offered
+                                      if kind in DLEDGER_KINDS}}
 
     def _op_bye(self, args: dict) -> dict:
         return {}
@@ -78,7 +98,7 @@ class ReferenceServer:
     def _op_call(self, args: dict) -> Any:
         name = args["operation"]
         op = OPERATIONS.get(name)
-        if op is None or (self.mutant is not None and name not in PROCEDURE_CALLS):
+        if op is None or (self.mutant is not None and (self.mutant not in MUTANTS or name not in PROCEDURE_CALLS)):
             raise _Unsupported(f"operation {name!r} is not supported")
         reg = codec.registry(op.namespace)
         raw = args.get("args") or {}
@@ -96,16 +116,29 @@ class ReferenceServer:
     # ------------------------------------------------------------------ nodes
 
     def _op_node_create(self, args: dict) -> dict:
-        if args["kind"] not in NODE_KINDS:
-            raise _Unsupported(f"node kind {args['kind']!r} is not supported")
-        self.kinds[args["handle"]] = args["kind"]
+        kind = args["kind"]
+        if kind not in self.kinds_offered:
+            raise _Unsupported(f"node kind {kind!r} is not supported")
+        self.kinds[args["handle"]] = kind
         rng = random.Random(args["seed"])
-        durable = None
-        if args.get("durable") is not None:
-            durable = codec.decode(args["durable"], DLedgerDurable, codec.registry("dledger"), "durable")
-        self.nodes[args["handle"]] = DLedgerNode(
-            args["node_id"], tuple(args["peers"]), lambda bound: rng.randrange(bound) if bound > 0 else 0,
-            durable, args["now"], self.profile, None, self.procedures)
+        draw = lambda bound: rng.randrange(bound) if bound > 0 else 0  # noqa: E731
+        if kind in DLEDGER_KINDS:
+            durable = None
+            if args.get("durable") is not None:
+                durable = codec.decode(args["durable"], DLedgerDurable, codec.registry("dledger"), "durable")
+            self.nodes[args["handle"]] = DLedgerNode(
+                args["node_id"], tuple(args["peers"]), draw, durable, args["now"], self.profile, None,
+                self.procedures)
+            return {}
+        config_type, durable_type = NODE_RECORDS[kind]
+        reg = codec.registry(codec.NODE_NAMESPACES[kind])
+        config = codec.decode(args["config"], config_type, reg, "config") if config_type is not None else None
+        durable = args.get("durable")
+        if durable is not None:
+            durable = codec.decode(durable, durable_type, reg, "durable")
+        mutant = self.mutant if self.mutant in node_kinds.MUTANTS_OF_KIND[kind] else None
+        self.nodes[args["handle"]] = node_kinds.FACTORIES[kind](
+            args["node_id"], tuple(args["peers"]), draw, durable, args["now"], config, mutant)
         return {}
 
     def _activate(self, handle: str, act) -> dict:
@@ -125,17 +158,20 @@ class ReferenceServer:
     def _op_node_step(self, args: dict) -> dict:
         m = args["message"]
         raw = m["payload"]
+        kind = self.kinds.get(args["handle"], "dledger")
         if isinstance(raw, dict) and raw.get("@type") == "ClientCommand":  # a generic Raft client request
             payload = ClientAppend(codec.decode(raw, ClientCommand, codec.registry("raft"), "message.payload").body)
         else:
-            payload = codec.decode(raw, Any, codec.registry("dledger"), "message.payload")
+            namespace = "dledger" if kind in DLEDGER_KINDS else codec.NODE_NAMESPACES[kind]
+            payload = codec.decode(raw, Any, codec.registry(namespace), "message.payload")
         message = Message(m["src"], m["dst"], payload)
         return self._activate(args["handle"], lambda node: node.step(message, args["now"]))
 
     def _op_node_crash(self, args: dict) -> dict:
         node = self.nodes.pop(args["handle"])
         self.kinds.pop(args["handle"], None)
-        return {"durable": codec.encode(node.durable())}
+        crash = getattr(node, "crash", None)  # (a node that says what survives; else its durable state)
+        return {"durable": codec.encode(crash() if callable(crash) else node.durable())}
 
     def _op_node_observe(self, args: dict) -> dict:
         node = self.nodes[args["handle"]]
@@ -153,7 +189,24 @@ class _Unsupported(Exception):
 # then opaque to the driver and its observation is the generic Raft view, so the
 # generic Raft invariants (spec/invariants/raft.py) judge rmqha's own reference and
 # mutants exactly as they judge a third-party Raft.
-NODE_KINDS = ("dledger", "raft")
+DLEDGER_KINDS = ("dledger", "raft")
+# (a kind of reference/node_kinds.py is served once its creation and durable records are known here)
+NODE_KINDS = DLEDGER_KINDS + tuple(k for k in node_kinds.FACTORIES if k in NODE_RECORDS)
+
+
+def mutant_kinds(mutant: str | None) -> tuple[str, ...]:
+    """The node kinds a server of ``mutant`` runs (every kind for the reference)."""
+    if mutant is None:
+        return NODE_KINDS
+    if mutant in MUTANTS:
+        return DLEDGER_KINDS
+    families = tuple(k for k, known in node_kinds.MUTANTS_OF_KIND.items() if mutant in known)
+    if not families:
+        raise KeyError(f"unknown mutant {mutant!r}")
+    kinds = tuple(k for k in families if k in NODE_KINDS)
+    if not kinds:
+        raise KeyError(f"mutant {mutant!r} runs {', '.join(families)} nodes, which this server does not serve yet")
+    return kinds
 
 
 def _raft_wire_view(v: DLedgerView) -> RaftView:

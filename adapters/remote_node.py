@@ -6,10 +6,14 @@ does the reference node, and every call becomes a protocol request. Randomness: 
 node is created with a seed drawn from the simulator's stream for that node, so a run
 stays reproducible as long as the implementation derives its randomness from it.
 
-Payloads: a ``dledger`` node speaks rmqha's own records (``spec/dledger/records.py``,
-JSON by ``adapters.codec``), so the suite can read every vote. Any other node kind
-(``raft``) speaks its own messages: rmqha only routes them, wrapped in an
-``Envelope`` that keeps the implementation's JSON as text and its ``type`` for traces.
+Payloads: ``dledger``, ``replica`` and ``broker`` nodes speak rmqha's own records
+(``spec/dledger/records.py``, ``spec/truncation/messages.py``, ``spec/broker/messages.py``,
+``spec/controller/messages.py``; JSON by ``adapters.codec``), so the suite can read
+every vote, handshake and controller call. A ``raft`` node speaks its own messages:
+rmqha only routes them, wrapped in an ``Envelope`` that keeps the implementation's JSON
+as text and its ``type`` for traces. A ``controller`` node speaks records to brokers and
+its own protocol to the other controllers (read when they are rmqha records, else
+carried in an ``Envelope``).
 
 Observations are cached: a tick or step whose answer says ``"changed": false`` leaves
 the last view valid, which halves the round trips of a quiet cluster.
@@ -25,15 +29,24 @@ from adapters import codec
 from adapters.errors import AdapterError
 from adapters.transports import ProtocolAdapter
 from reference.node_api import Message, Ready
+from spec.broker.messages import BrokerNodeView
+from spec.controller.messages import ControllerNodeView
 from spec.dledger.records import DLedgerView
 from spec.raft.records import RaftView
+from spec.truncation.messages import ReplicaView
 
 _EMPTY = Ready()
 
 # node kind -> the record its observation decodes to
-VIEWS: dict[str, type] = {"dledger": DLedgerView, "raft": RaftView}
-# node kinds whose messages are rmqha records (the others are opaque to rmqha)
-TYPED_MESSAGES = frozenset({"dledger"})
+VIEWS: dict[str, type] = {"dledger": DLedgerView, "raft": RaftView, "replica": ReplicaView,
+                          "broker": BrokerNodeView, "controller": ControllerNodeView}
+# node kinds whose messages are rmqha records (a raft node's are opaque to rmqha)
+TYPED_MESSAGES = frozenset({"dledger", "replica", "broker", "controller"})
+# node kinds that talk a protocol of their own to their peers: rmqha reads those messages
+# when they are its records and carries the rest unread (to anyone else: records only)
+OWN_PEER_PROTOCOL = frozenset({"controller"})
+# fields of a view that report what happened since the previous observation (each once)
+ONCE_FIELDS: dict[str, str] = {"controller": "decisions"}
 
 
 @attrs.frozen(slots=True)
@@ -64,8 +77,10 @@ class RemoteNode:
         self.node_id = node_id
         self.handle = handle
         self.version = 0  # bumps whenever the implementation says its state changed
-        self._reg = codec.registry(kind)
+        self._reg = codec.registry(codec.NODE_NAMESPACES[kind])
         self._typed = kind in TYPED_MESSAGES
+        self._own_peers = frozenset(peers) if kind in OWN_PEER_PROTOCOL else frozenset()
+        self._once = ONCE_FIELDS.get(kind)
         self._observed: tuple[int, dict, Any] | None = None  # (version, raw observation, decoded view)
         self._deadline: int | None = now  # the node's next_deadline; until it says one: its next tick
         create = {"kind": kind, "handle": handle, "node_id": node_id, "peers": list(peers), "seed": seed,
@@ -86,8 +101,8 @@ class RemoteNode:
             if deadline is not None and (type(deadline) is not int):
                 raise TypeError(f"next_deadline must be a time in ms or null, not {deadline!r}")
             messages = tuple(
-                Message(self.node_id, _text(m["dst"]), self._payload_in(m["payload"], i))
-                for i, m in enumerate(raw.get("messages") or ()))
+                Message(self.node_id, dst, self._payload_in(m["payload"], i, dst))
+                for i, m in enumerate(raw.get("messages") or ()) for dst in (_text(m["dst"]),))
             changed = raw.get("changed", True)
             if not isinstance(changed, bool):
                 raise TypeError(f"changed must be true or false, not {changed!r}")
@@ -99,10 +114,15 @@ class RemoteNode:
         persist = raw.get("persist")
         return Ready(messages, persist) if (messages or persist is not None) else _EMPTY
 
-    def _payload_in(self, payload: Any, i: int) -> Any:
-        if self._typed:
-            return codec.decode(payload, Any, self._reg, f"messages[{i}].payload")
-        return Envelope.wrap(payload)
+    def _payload_in(self, payload: Any, i: int, dst: str) -> Any:
+        if not self._typed:
+            return Envelope.wrap(payload)
+        if dst in self._own_peers:
+            try:
+                return codec.decode(payload, Any, self._reg, f"messages[{i}].payload")
+            except codec.CodecError:
+                return Envelope.wrap(payload)
+        return codec.decode(payload, Any, self._reg, f"messages[{i}].payload")
 
     def _payload_out(self, payload: Any) -> Any:
         if isinstance(payload, Envelope):
@@ -140,7 +160,11 @@ class RemoteNode:
         return self._observed
 
     def observe(self):
-        return self._observe()[2]
+        version, raw, view = self._observe()
+        if self._once is not None and getattr(view, self._once):
+            # reported with the observation it came in; later reads of the same state carry none
+            self._observed = (version, raw, attrs.evolve(view, **{self._once: ()}))
+        return view
 
     def summary(self) -> Any:
         return self._observe()[1].get("summary")

@@ -53,7 +53,9 @@ def make_server(implementation: str = "reference", mutant: str | None = None, pr
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--implementation", choices=("reference", "pysyncobj"), default="reference",
                    help="what to serve (default: %(default)s)")
-    p.add_argument("--mutant", default=None, help="serve the reference with this known bug (default: none)")
+    p.add_argument("--mutant", default=None,
+                   help="serve the reference with this known bug (a DLedger, controller or truncation mutant: "
+                        "then only the node kinds of its family; default: none)")
     p.add_argument("--profile", default="dledger-0.4", help="DLedger profile of the reference (default: %(default)s)")
     p.add_argument("--links", choices=("fifo", "datagram"), default="fifo",
                    help="pysyncobj only: link semantics (default: %(default)s)")

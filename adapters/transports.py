@@ -37,6 +37,7 @@ from adapters.protocol import ERROR_CODES, INTERNAL, PROTOCOL, UNSUPPORTED, Unsu
 
 DEFAULT_TIMEOUT_S = 10.0
 TIMEOUT_ENV = "RMQHA_ADAPTER_TIMEOUT"  # seconds, overrides the default for every transport
+STARTUP_ALLOWANCE_S = 20.0  # a stdio process's first answer may take this long (or the timeout, if longer)
 
 
 def default_timeout() -> float:
@@ -90,7 +91,7 @@ class ProtocolAdapter:
         self.timeout_s = default_timeout() if timeout_s is None else timeout_s
         self._next_id = 0
         self.info: AdapterInfo | None = None
-        self.last_exchange: str | None = None
+        self._last: tuple = ()  # (request,) or (request, response) of the latest exchange
         self.broken: str | None = None  # why the adapter can no longer be used
 
     # ------------------------------------------------------------------ transport
@@ -100,6 +101,14 @@ class ProtocolAdapter:
 
     def close(self) -> None:
         pass
+
+    @property
+    def last_exchange(self) -> str | None:
+        """The latest exchange, for error messages (rendered only when asked: it is on the hot path)."""
+        if not self._last:
+            return None
+        text = f"sent {_short(self._last[0])}"
+        return text + (f"; got {_short(self._last[1])}" if len(self._last) > 1 else "")
 
     def alive(self) -> bool:
         """Whether the implementation can still answer (not after a timeout or a crash)."""
@@ -116,18 +125,19 @@ class ProtocolAdapter:
             raise AdapterError(f"{self.spec}: unusable after an earlier failure ({self.broken})", self.last_exchange)
         self._next_id += 1
         req = request(self._next_id, op, args)
-        self.last_exchange = f"sent {_short(req)}"
+        self._last = (req,)
         resp = self._exchange(req)
-        exchange = self.last_exchange = f"sent {_short(req)}; got {_short(resp)}"
+        self._last = (req, resp)
         if not isinstance(resp, dict) or resp.get("id") != req["id"] or not isinstance(resp.get("ok"), bool):
             # an answer to another request, or none: the conversation is out of step, so
             # nothing later can be trusted either (the next run starts the adapter again)
             raise self._break(f"malformed response to {op} (want an object with the request's "
-                              f"id and a boolean ok)", exchange)
+                              f"id and a boolean ok)", self.last_exchange)
         if resp["ok"]:
             if "result" not in resp:
-                raise AdapterError(f"{self.spec}: response to {op} has no result", exchange)
+                raise AdapterError(f"{self.spec}: response to {op} has no result", self.last_exchange)
             return resp["result"]
+        exchange = self.last_exchange
         err = resp.get("error")
         if not isinstance(err, dict) or err.get("code") not in ERROR_CODES:
             raise AdapterError(f"{self.spec}: malformed error answer to {op} (want error.code in "
@@ -333,12 +343,14 @@ class StdioAdapter(ProtocolAdapter):
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError, ValueError):
             raise self._exited(sent) from None
-        answer = self._readline(time.monotonic() + self.timeout_s)
+        # the first answer also waits for the process to start (an interpreter, a JVM)
+        limit = self.timeout_s if req.get("id") != 1 else max(self.timeout_s, STARTUP_ALLOWANCE_S)
+        answer = self._readline(time.monotonic() + limit)
         if answer is None:
             raise self._exited(sent)
         if answer is _TIMEOUT:
             self._kill()
-            raise self._break(f"no answer within {self.timeout_s:g} s (killed)", sent)
+            raise self._break(f"no answer within {limit:g} s (killed)", sent)
         text = answer.decode("utf-8", errors="replace")
         try:
             return json.loads(text)

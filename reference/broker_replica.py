@@ -19,21 +19,34 @@ decisions into messages.
 """
 from __future__ import annotations
 
-import enum
 from collections import Counter
+from typing import Any
 
 import attrs
 
 from reference.node_api import Message, Ready
 from spec.broker.confirm_offset import ConfirmOutcome, compute_master_confirm_offset
 from spec.truncation.algebra import REFERENCE, Variant
-from spec.truncation.epoch_file import EpochEntry, EpochFile
+from spec.truncation.epoch_file import EpochFile
+from spec.truncation.messages import (
+    BecomeMaster,
+    BecomeSlave,
+    ClientWrite,
+    HandshakeRequest,
+    MESSAGE_SIZE,
+    HandshakeResponse,
+    ReplicaRole,
+    ReplicaView,
+    SlaveReport,
+    SlaveState,
+    TransferBatch,
+    WriteAcknowledged,
+)
 from spec.truncation.replication import (
     HandshakeOutcome,
     HeaderOutcome,
     Message as LogMessage,
     RoleChangeOutcome,
-    TransferHeader,
     change_to_master,
     change_to_slave,
     next_batch,
@@ -41,99 +54,21 @@ from spec.truncation.replication import (
     slave_handshake,
 )
 
-MESSAGE_SIZE = 10
 MAX_BATCH_BYTES = 30
 FLUSH_INTERVAL_MS = 500
 RETRY_MS = 200  # a slave retries a failed handshake or a dropped connection after this long
 
 
-# ------------------------------------------------------------------ wire records
-
-
-@attrs.frozen(slots=True)
-class BecomeMaster:
-    epoch: int
-
-
-@attrs.frozen(slots=True)
-class BecomeSlave:
-    master: str
-    epoch: int
-
-
-@attrs.frozen(slots=True)
-class ClientWrite:
-    """A client write; it is acknowledged once every replica of the set holds it
-    (allAckInSyncStateSet over the whole set: the truncation scenario's setting)."""
-
-    id: str  # unique message id
-
-
-@attrs.frozen(slots=True)
-class HandshakeRequest:
-    epoch: int
-    # Controller mode: who the slave is (the master maps connections to SyncStateSet ids).
-    broker_id: int | None = None
-    async_learner: bool = False
-
-
-@attrs.frozen(slots=True)
-class HandshakeResponse:
-    epoch: int
-    max_offset: int
-    entries: tuple[EpochEntry, ...]
-
-
-@attrs.frozen(slots=True)
-class SlaveReport:
-    """The slave's max offset (its ack), sent after the handshake and after each batch."""
-
-    epoch: int
-    max_offset: int
-
-
-@attrs.frozen(slots=True)
-class TransferBatch:
-    epoch: int  # the master's epoch (connection identity)
-    header: TransferHeader
-    messages: tuple[LogMessage, ...]
-    ids: tuple[str, ...]
-
-
 # ------------------------------------------------------------------ state
 
 
-class Role(enum.Enum):
-    NONE = "NONE"
-    MASTER = "MASTER"
-    SLAVE = "SLAVE"
-
-
-class SlaveState(enum.Enum):
-    READY = "READY"
-    HANDSHAKE = "HANDSHAKE"
-    TRANSFER = "TRANSFER"
+Role = ReplicaRole  # (the name this module has always used)
 
 
 @attrs.frozen(slots=True)
 class ReplicaDurable:
-    log: tuple[tuple[LogMessage, str], ...]  # flushed messages with their ids
+    log: tuple[tuple[LogMessage, Any], ...]  # flushed messages with their ids (a str, or a broker's MessageTag)
     epoch_file: EpochFile
-
-
-@attrs.frozen(slots=True)
-class ReplicaView:
-    node_id: str
-    role: Role
-    epoch: int
-    max_offset: int
-    flushed: int
-    epoch_file: EpochFile
-    log: tuple[tuple[int, int, str], ...]  # (offset, epoch, id)
-    confirm_offset: int
-    slave_state: SlaveState | None
-    acks: tuple[tuple[str, int], ...]  # master: slave -> acked offset
-    last_handshake: tuple | None  # (master, t, outcome) of the latest handshake decision
 
 
 class BrokerReplica:
@@ -155,10 +90,9 @@ class BrokerReplica:
         self.confirm_offset = 0
         self.acks: dict[str, int] = {}
         self.in_flight: dict[str, bool] = {}
-        self.pending_acks: dict[str, int] = {}  # message id -> offset end, awaiting the whole set
+        self.pending_acks: dict[str, tuple[int, str]] = {}  # message id -> (offset end, client), awaiting the whole set
         self.last_flush = now
         self.last_handshake: tuple | None = None
-        self.acknowledged: list[str] = []  # ids acknowledged to clients (read by the scenario)
         self.coverage: Counter = Counter()
         self.version = 0
         self._out: list[Message] = []
@@ -246,6 +180,7 @@ class BrokerReplica:
             self._changed()
         elif self.role is Role.SLAVE and self.slave_state is SlaveState.HANDSHAKE and now >= self.retry_at:
             self.slave_state = SlaveState.READY  # no answer: start over
+            self._changed()
         elif self.role is Role.SLAVE and self.slave_state is SlaveState.TRANSFER and now >= self.retry_at:
             self.retry_at = now + RETRY_MS * 5
             self._send(self.master, SlaveReport(self.epoch, self.max_offset))  # keep-alive report
@@ -299,7 +234,7 @@ class BrokerReplica:
         msg = LogMessage(self.max_offset, MESSAGE_SIZE, self.epoch)
         self.log.append(msg)
         self.ids.append(w.id)
-        self.pending_acks[w.id] = msg.end
+        self.pending_acks[w.id] = (msg.end, src)
         self._changed()
         for peer in self.peers:
             self._push(peer)
@@ -310,6 +245,7 @@ class BrokerReplica:
             return
         self.acks.pop(src, None)
         self.in_flight[src] = False
+        self._changed()
         self._send(src, HandshakeResponse(self.epoch, self.max_offset, self.epoch_file.entries))
 
     def _on_slave_report(self, src: str, r: SlaveReport, now: int) -> None:
@@ -344,12 +280,12 @@ class BrokerReplica:
         if everyone > self.confirm_offset:
             self.confirm_offset = everyone
             self._changed()
-        done = [i for i, end in self.pending_acks.items() if end <= everyone]
+        done = [i for i, (end, _) in self.pending_acks.items() if end <= everyone]
         if done:
             self._flush(everyone)  # synchronous flush on acknowledgement
             for i in done:
-                del self.pending_acks[i]
-                self.acknowledged.append(i)
+                _, client = self.pending_acks.pop(i)
+                self._send(client, WriteAcknowledged(i))
             self._changed()
 
     # ------------------------------------------------------------------ slave side

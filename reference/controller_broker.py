@@ -27,7 +27,6 @@ from typing import Any, Optional
 import attrs
 
 from reference.broker_replica import (
-    MESSAGE_SIZE,
     BecomeMaster,
     BecomeSlave,
     BrokerReplica,
@@ -37,6 +36,7 @@ from reference.broker_replica import (
     SlaveReport,
 )
 from reference.controller_node import ControllerAnswer, ControllerCall, NotifyBrokerRoleChanged
+from spec.broker.messages import BrokerNodeView, MessageTag, Produce, ProduceResult
 from reference.node_api import Message, Ready
 from spec.broker import register as reg
 from spec.broker.confirm_offset import ConfirmOutcome
@@ -63,30 +63,6 @@ from spec.truncation.replication import Message as LogMessage
 
 CALL_TIMEOUT_MS = 3_000
 WRITE_TIMEOUT_MS = 3_000  # syncFlushTimeout: a write not acknowledged by then is FLUSH_SLAVE_TIMEOUT
-
-
-@attrs.frozen(slots=True)
-class MessageTag:
-    """What the commitlog stores of a message besides its position."""
-
-    msg_id: str
-    queue: str
-    queue_offset: int
-
-
-@attrs.frozen(slots=True)
-class Produce:
-    """A producer's write, delivered to the broker it believes is master."""
-
-    msg_id: str
-    queue: str = "q0"
-    size: int = MESSAGE_SIZE  # bytes of commitlog it takes
-
-
-@attrs.frozen(slots=True)
-class ProduceResult:
-    msg_id: str
-    status: str  # a PutMessageStatus value
 
 
 @attrs.frozen(slots=True)
@@ -123,12 +99,13 @@ class ControllerModeBroker(BrokerReplica):
             self.role_state = self.rules.on_restart(durable.role)
             self.confirm_offset = min(durable.confirm_offset, self.max_offset)
         self.restarted = durable is not None
+        self._view: tuple | None = None
         self.sync_state: Optional[MasterSyncStateSet] = None
         self.caught_up: dict[int, int] = {}
         self.connections: dict[str, SlaveConnection] = {}
         self.peer_ids: dict[str, int] = {}
-        self.pending_writes: list[tuple[MessageTag, int, int, int]] = []  # (tag, end, need, deadline)
-        self.results: list[ProduceResult] = []  # drained by the scenario (the producers' view)
+        # (tag, end, need, deadline, producer): writes waiting for their acks
+        self.pending_writes: list[tuple[MessageTag, int, int, int, str]] = []
         self.calls: dict[int, tuple[Any, int]] = {}  # call_id -> (request, sent at)
         self._call_ids = 0
         self.controller_index = 0
@@ -151,7 +128,16 @@ class ControllerModeBroker(BrokerReplica):
 
     def visible(self) -> tuple[LogEntry, ...]:
         """What a consumer reading from this broker sees (its consume queue)."""
-        return tuple(e for e in self.log_entries() if e.end <= self.dispatch)
+        return self.observe().visible()
+
+    def observe(self) -> BrokerNodeView:
+        """The monitor's view; rebuilt only when something it shows has changed."""
+        key = (self.version, self.dispatch, self.role_state, self.sync_state, self.confirm_offset, self.flushed)
+        if self._view is None or self._view[0] != key:
+            self._view = (key, BrokerNodeView(
+                self.node_id, self.role_state, self.sync_state, self.max_offset, self.flushed, self.confirm_offset,
+                self.dispatch, self.epoch_file, self.log_entries()))
+        return self._view[1]
 
     @property
     def broker_id(self) -> Optional[int]:
@@ -317,6 +303,7 @@ class ControllerModeBroker(BrokerReplica):
         poll = self.rules.on_replica_info(self.role_state, response)
         self.coverage[("replica_info_poll", poll.outcome.value)] += 1
         if poll.outcome is PollOutcome.RE_REGISTER:
+            self._changed()
             self.registration = attrs.evolve(self.registration, state=reg.RegisterState.CREATE_METADATA_FILE_DONE)
             self.role_state = attrs.evolve(self.role_state, registered=False)
             self.next_register_try = now
@@ -450,7 +437,7 @@ class ControllerModeBroker(BrokerReplica):
             check = "broker_not_writable" if admission is None else admission.check
             self.coverage[("check_write_admission", check)] += 1
             status = PutMessageStatus.SERVICE_NOT_AVAILABLE if admission is None else admission.status
-            self.results.append(ProduceResult(p.msg_id, status.value))
+            self._send(src, ProduceResult(p.msg_id, status.value))
             return
         self.coverage[("check_write_admission", admission.check)] += 1
         queue_offset = self.next_queue_offsets.get(p.queue, 0)
@@ -460,7 +447,7 @@ class ControllerModeBroker(BrokerReplica):
         self.log.append(msg)
         self.ids.append(tag)
         self._changed()
-        self.pending_writes.append((tag, msg.end, admission.need_ack_nums, now + WRITE_TIMEOUT_MS))
+        self.pending_writes.append((tag, msg.end, admission.need_ack_nums, now + WRITE_TIMEOUT_MS, src))
         for peer in self.peers:
             self._push(peer)
         self._acknowledge()
@@ -469,23 +456,22 @@ class ControllerModeBroker(BrokerReplica):
         if not self.pending_writes:
             return
         if not self._is_master():
-            for tag, _, _, _ in self.pending_writes:
-                self.results.append(ProduceResult(tag.msg_id, PutMessageStatus.SERVICE_NOT_AVAILABLE.value))
+            for tag, _, _, _, producer in self.pending_writes:
+                self._send(producer, ProduceResult(tag.msg_id, PutMessageStatus.SERVICE_NOT_AVAILABLE.value))
             self.pending_writes.clear()
             return
         acks = self._member_acks()
         in_use = self.rules.in_use(self.sync_state)
         waiting = []
-        for tag, end, need, deadline in self.pending_writes:
+        for tag, end, need, deadline, producer in self.pending_writes:
             outcome = self.rules.replication_status(need, end, in_use, self.broker_id, acks, now, deadline)
             if outcome is ReplicationOutcome.WAITING:
-                waiting.append((tag, end, need, deadline))
+                waiting.append((tag, end, need, deadline, producer))
                 continue
             self.coverage[("replication_status", outcome.value)] += 1
             if outcome is ReplicationOutcome.PUT_OK:
                 self._flush(end)  # synchronous flush before acknowledging
-                self.acknowledged.append(tag.msg_id)
-            self.results.append(ProduceResult(tag.msg_id, outcome.value))
+            self._send(producer, ProduceResult(tag.msg_id, outcome.value))
         self.pending_writes = waiting
 
     # ------------------------------------------------------------------ slave side

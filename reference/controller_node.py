@@ -44,6 +44,13 @@ from spec.controller.heartbeat import (
     on_broker_heartbeat,
     scan_not_active_broker,
 )
+from spec.controller.messages import (
+    ControllerAnswer,
+    ControllerCall,
+    ControllerDecision,
+    ControllerNodeView,
+    NotifyBrokerRoleChanged,
+)
 from spec.controller.records import (
     EMPTY_METADATA,
     ControllerMetadata,
@@ -60,32 +67,6 @@ NOOP = ""  # the empty proposal of a new leader
 
 
 # ------------------------------------------------------------------ wire records
-
-
-@attrs.frozen(slots=True)
-class ControllerCall:
-    """A broker's (or admin's) request to one controller node; ``call_id`` pairs the reply."""
-
-    call_id: int
-    request: Any  # a spec.controller.records request
-
-
-@attrs.frozen(slots=True)
-class ControllerAnswer:
-    call_id: int
-    response: Any  # the matching spec.controller.records response
-
-
-@attrs.frozen(slots=True)
-class NotifyBrokerRoleChanged:
-    """``NOTIFY_BROKER_ROLE_CHANGED``: the active controller tells a set's live members."""
-
-    broker_name: str
-    master_broker_id: int
-    master_address: Optional[str]
-    master_epoch: int
-    sync_state_set_epoch: int
-    sync_state_set: frozenset[int]
 
 
 @attrs.frozen(slots=True)
@@ -150,7 +131,8 @@ class ControllerNode:
         self.next_expiry_scan = now + rules.config.scan_not_active_broker_interval_ms
         self.next_reelect_scan = now + rules.config.scan_inactive_master_interval_ms
         self.noop_index = -1
-        self.decisions: list[Decision] = []  # drained by the scenario monitor
+        self.decisions: list[Decision] = []  # reported (and forgotten) by the next observe()
+        self._view: tuple | None = None
         self.coverage: Counter = Counter()
         self._out: list[Message] = []
         self._dirty = False
@@ -165,8 +147,26 @@ class ControllerNode:
     def liveness(self, now: int) -> HeartbeatLiveness:
         return HeartbeatLiveness(self.table, now)
 
-    def observe(self):
-        return self.dledger.observe()
+    @property
+    def version(self):
+        """Changes whenever ``observe()`` or ``summary()`` would show something new."""
+        return (self.dledger.version, self.metadata, self.applied, self.active_term, len(self.decisions))
+
+    def observe(self) -> ControllerNodeView:
+        """The monitor's view; the decisions it carries are reported once (then forgotten)."""
+        key = self.version
+        if self._view is None or self._view[0][1:] != key[1:] or self._view[1].term != self.dledger.curr_term:
+            decisions = tuple(
+                ControllerDecision(d.api, d.trigger, d.request, d.result.response, tuple(d.result.events), d.before,
+                                   d.after, d.liveness)
+                for d in self.decisions)
+            self.decisions.clear()
+            view = ControllerNodeView(self.node_id, self.is_active, self.dledger.curr_term, self.applied,
+                                      self.metadata, ())
+            self._view = (self.version, view)
+            if decisions:
+                return attrs.evolve(view, decisions=decisions)
+        return self._view[1]
 
     def summary(self) -> dict:
         s = self.dledger.summary()

@@ -63,9 +63,19 @@ def register(sub) -> None:
                    help="write a JSON summary to FILE.json (default: none written)")
     p.add_argument("--replay-dir", default=None, metavar="DIR",
                    help="write each killing counterexample to DIR/<scenario>-<mutant>.rmqha (default: none written)")
+    p.add_argument("--over-stdio", action="store_true",
+                   help="run each mutant, and the reference it is compared with, as rmqha's reference served "
+                        "over the stdio adapter protocol ('rmqha serve-stdio --mutant NAME', a subprocess): the "
+                        "protocol path is then what must kill every mutant (default: in process)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     add_shrink_arguments(p)
     p.set_defaults(func=run)
+
+
+def served_over_stdio(mutant: str | None) -> str:
+    """The adapter spec of rmqha's reference (with ``mutant``) as a stdio subprocess."""
+    command = [sys.executable, "-m", "cli", "serve-stdio"] + (["--mutant", mutant] if mutant else [])
+    return "stdio:" + shlex.join(command)
 
 
 # ---------------------------------------------------------------- one mutant
@@ -99,9 +109,10 @@ class MutantOutcome:
 
 
 def hunt(info, configs, on_run=None, controls: dict | None = None,
-         shrink: ShrinkBudget = DEFAULT_SHRINK) -> MutantOutcome:
+         shrink: ShrinkBudget = DEFAULT_SHRINK, control_adapter: str = "reference") -> MutantOutcome:
     """Run ``configs`` (one per seed, adapter ``mutant:NAME``) until one fails where the
-    reference passes. ``controls`` caches the reference's verdict per run across mutants."""
+    reference (``control_adapter``) passes. ``controls`` caches the reference's verdict per
+    run across mutants."""
     started = time.perf_counter()
     used = 0
     inconclusive: list[tuple[int, str]] = []
@@ -116,7 +127,7 @@ def hunt(info, configs, on_run=None, controls: dict | None = None,
 
     def reference_fails(config) -> str | None:
         """Why the reference fails this very run (so it proves nothing), or None."""
-        key = attrs.evolve(config, adapter="reference")
+        key = attrs.evolve(config, adapter=control_adapter)
         if key not in controls:
             control = campaign.run_one(key)
             controls[key] = None if control.verdict == "pass" else (control.first_violation or control.error)
@@ -214,13 +225,15 @@ def run(args) -> int:
     outcomes: list[MutantOutcome] = []
     controls: dict = {}  # the reference's verdict per run, shared by every mutant
     for k, info in enumerate(selected, 1):
-        configs = plan_configs("mutants", args.runs, args.seed, scenario.name, (f"mutant:{info.name}",),
+        adapter = served_over_stdio(info.name) if args.over_stdio else f"mutant:{info.name}"
+        configs = plan_configs("mutants", args.runs, args.seed, scenario.name, (adapter,),
                                args.profile, group_sizes, fault_mixes, args.duration_ms)
         # a bar per mutant (only on a terminal), a line per finished mutant (always, unless --quiet)
         bar = tqdm(total=args.runs, desc=f"[{k}/{len(selected)}] {info.name}", unit="run", leave=False,
                    file=sys.stderr, disable=True if args.quiet else None)
         try:
-            o = hunt(info, configs, on_run=bar.update, controls=controls, shrink=shrink)
+            o = hunt(info, configs, on_run=bar.update, controls=controls, shrink=shrink,
+                     control_adapter=served_over_stdio(None) if args.over_stdio else "reference")
         finally:
             bar.close()
         outcomes.append(o)
@@ -263,7 +276,8 @@ def run(args) -> int:
         print(f"rmqha replay {shlex.quote(path)}")
     counts = {v: sum(o.verdict == v for o in outcomes) for v in ("KILLED", "SURVIVED", "ERROR")}
     print(f"{len(outcomes)} mutants of {scenario.name}: {counts['KILLED']} killed, {counts['SURVIVED']} survived, "
-          f"{counts['ERROR']} errors (at most {args.runs} runs each from seed {args.seed}; {seconds:.1f} s)")
+          f"{counts['ERROR']} errors (at most {args.runs} runs each from seed {args.seed}; {seconds:.1f} s"
+          f"{'; served over stdio' if args.over_stdio else ''})")
 
     if args.out is not None:
         summary = {

@@ -42,21 +42,19 @@ from conformance.inputs import whole_number
 from conformance.scenarios.base import MAX_MESSAGE_SIZE, MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
 from conformance.targets import ScenarioTargets, resolve_targets
-from reference.broker_replica import MESSAGE_SIZE
-from reference.controller_broker import Produce
-from reference.controller_node import ControllerCall
 from results.runresult import Metric, RunConfig
 from spec.broker.confirm_offset import ConfirmOutcome
-from spec.broker.messages import MAX_ELECTION_PRIORITY, BrokerNodeConfig
-from spec.broker.records import DEFAULT_HA_CONFIG
+from spec.broker.messages import MAX_ELECTION_PRIORITY, BrokerNodeConfig, Produce, ProduceResult
+from spec.broker.records import DEFAULT_HA_CONFIG, PutMessageStatus
 from spec.broker.role import PollOutcome, RoleOutcome
 from spec.broker.sync_state_set import ApplyOutcome, ExpandOutcome
 from spec.broker.write import ReplicationOutcome
 from spec.controller.heartbeat import BrokerHeartbeat, DEFAULT_HEARTBEAT_TIMEOUT_MS
-from spec.controller.messages import ControllerNodeConfig
+from spec.controller.messages import ControllerCall, ControllerNodeConfig
 from spec.controller.profiles import get_profile
 from spec.controller.records import DEFAULT_CONFIG, ElectMasterRequest
 from spec.invariants import Violation
+from spec.truncation.messages import MESSAGE_SIZE
 from spec.invariants import controller as inv
 
 CLUSTER = "cluster-a"
@@ -124,8 +122,13 @@ class ControllerCluster(SimCluster):
         self.written = 0
         self.admin_calls = 0
         self.results: dict[str, str] = {}
-        self._controller_seen: dict[str, tuple] = {}  # node -> (node object, applied, metadata)
-        self._broker_seen: dict[str, object] = {}  # node -> node object (a new one: restarted)
+        # What the monitor knows of each node: its view after its latest activation (None
+        # while it is down), the last view it had before it went down, and for controllers
+        # (incarnation, applied, metadata) of the last metadata judged.
+        self.views: dict[str, object] = {n: None for n in self.peers}
+        self.last_views: dict[str, object] = {}
+        self._controller_seen: dict[str, tuple] = {}
+        self._broker_seen: dict[str, int] = {}  # broker -> incarnation last observed (another: restarted)
         self.check_codes = inv.CheckCodeHistory()
         self.sync_state_sets = inv.SyncStateSetHistory()
         self.master_epochs = inv.MasterEpochHistory()
@@ -161,16 +164,16 @@ class ControllerCluster(SimCluster):
         epoch is not current, whatever it believes)."""
         newest = max((e for _, e, _ in self.masters), default=None)
         for b in self.brokers:
-            node = self.sim.nodes[b]
-            if node is not None and node.role_state.writable and node.sync_state is not None:
-                if newest is None or node.role_state.master_epoch >= newest:
+            view = self.views[b]
+            if view is not None and view.role_state.writable and view.sync_state is not None:
+                if newest is None or view.role_state.master_epoch >= newest:
                     return b
         return None
 
     def active_controller(self) -> str | None:
         for c in self.controllers:
-            node = self.sim.nodes[c]
-            if node is not None and node.is_active:
+            view = self.views[c]
+            if view is not None and view.active:
                 return c
         return None
 
@@ -183,37 +186,47 @@ class ControllerCluster(SimCluster):
 
     def _observe(self, sim, node_id: str, incoming, ready) -> None:
         node = sim.nodes[node_id]
+        view = None
+        if node is not None:  # (the one observation of this activation: views report decisions once)
+            view = self.last_views[node_id] = node.observe()
+        self.views[node_id] = view
         if node_id in self.brokers:
-            presence = (node is not None, node.broker_id if node is not None else None)
+            presence = (view is not None, view.broker_id if view is not None else None)
             if self._broker_presence.get(node_id) != presence:
                 self._broker_presence[node_id] = presence
                 self._wake_active_controllers()  # their next tick judges the stuck master again
-        if node is not None:
+        if view is not None:
             if node_id in self.controllers:
                 if incoming is not None and isinstance(incoming.payload, BrokerHeartbeat):
                     self.heard[(node_id, incoming.src)] = sim.now
-                self._observe_controller(node_id, node)
+                self._observe_controller(node_id, view)
             else:
-                self._observe_broker(node_id, node)
+                for m in ready.messages if ready is not None else ():
+                    if isinstance(m.payload, ProduceResult):  # what the producer hears back
+                        self.results[m.payload.msg_id] = m.payload.status
+                        if m.payload.status == PutMessageStatus.PUT_OK.value:
+                            self.acknowledged.add(m.payload.msg_id)
+                self._observe_broker(node_id, view)
         self._judge_new_master_log()
         if self.full_check:  # the oracle: every other node too (time-driven checks keep their own clock)
             for other in self.peers:
-                n = sim.nodes[other]
-                if other != node_id and n is not None:
+                v = self.views[other]
+                if other != node_id and v is not None:
                     if other in self.controllers:
-                        self._observe_controller(other, n, judge_time=False)
+                        self._observe_controller(other, v, judge_time=False, decisions=False)
                     else:
-                        self._observe_broker(other, n)
+                        self._observe_broker(other, v)
 
-    def _observe_controller(self, node_id: str, node, judge_time: bool = True) -> None:
+    def _observe_controller(self, node_id: str, view, judge_time: bool = True, decisions: bool = True) -> None:
         config = self.controller_config
+        incarnation = self.sim.incarnation[node_id]
         seen = self._controller_seen.get(node_id)
-        before = seen[2] if seen is not None and seen[0] is node else None
-        changed = seen is None or seen[0] is not node or seen[1] != node.applied
+        before = seen[2] if seen is not None and seen[0] == incarnation else None
+        changed = seen is None or seen[0] != incarnation or seen[1] != view.applied
         if changed or self.full_check:
             # an unchanged controller is judged again (full_check) against the histories,
             # which only a change updates: observe_controller forgets recreated sets
-            after = node.metadata
+            after = view.metadata
             if before is not None:
                 self._record(inv.epochs_never_decrease(before, after))
             self._record(inv.master_in_sync_state_set(after, self.exempt))
@@ -225,15 +238,15 @@ class ControllerCluster(SimCluster):
             self._record(found)
             if changed:
                 self.check_codes, self.sync_state_sets, self.master_epochs = check_codes, sync_state_sets, master_epochs
-                self._controller_seen[node_id] = (node, node.applied, after)
-        for d in node.decisions:
-            self._check_decision(d, config)
-        node.decisions.clear()
-        if node.is_active and judge_time:
-            self._check_stuck(node_id, node)
+                self._controller_seen[node_id] = (incarnation, view.applied, after)
+        if decisions:
+            for d in view.decisions:
+                self._check_decision(d, config)
+        if view.active and judge_time:
+            self._check_stuck(node_id, view)
 
     def _check_decision(self, d, config) -> None:
-        response = d.result.response
+        response = d.response
         self._record(inv.reply_code_allowed(d.api, response.code))
         name = getattr(d.request, "broker_name", None)
         if d.liveness is None or name is None:
@@ -242,24 +255,24 @@ class ControllerCluster(SimCluster):
         if d.api == "alter_sync_state_set":
             self._record(inv.alter_is_compare_and_set(d.before, d.request, response, d.after))
         if d.api == "elect_master":
-            self._record(inv.elected_master_was_eligible(d.before, d.result.events, config))
+            self._record(inv.elected_master_was_eligible(d.before, d.events, config))
             self._record(inv.elected_master_most_up_to_date(d.before, d.request, response, d.liveness, config))
 
-    def _check_stuck(self, controller: str, node) -> None:
+    def _check_stuck(self, controller: str, view) -> None:
         """no_stuck_dead_master, judged by who really heartbeats to the active controller."""
         now = self.sim.now
         alive = []
         for b in self.brokers:
-            broker = self.sim.nodes[b]
+            broker = self.views[b]
             last = self.heard.get((controller, b))
             if broker is not None and broker.broker_id is not None and last is not None \
                     and now - last <= DEFAULT_HEARTBEAT_TIMEOUT_MS:
                 alive.append((BROKER_NAME, broker.broker_id))
-        stuck = {v.subject for v in inv.no_stuck_dead_master(node.metadata, alive, self.controller_config)}
+        stuck = {v.subject for v in inv.no_stuck_dead_master(view.metadata, alive, self.controller_config)}
         # The clock runs for one active period: this incarnation of this node, in this term.
         # A new leader (or the same node restarted, or elected again after a time when no
         # controller was active) gets the whole bound.
-        period = (controller, node, node.dledger.curr_term)
+        period = (controller, self.sim.incarnation[controller], view.term)
         for name in list(self.stuck_since):
             if name not in stuck or self.stuck_since[name][0] != period:
                 del self.stuck_since[name]
@@ -280,50 +293,45 @@ class ControllerCluster(SimCluster):
 
     def _wake_active_controllers(self) -> None:
         for c in self.controllers:
-            node = self.sim.nodes[c]
-            if node is not None and node.is_active:
+            view = self.views[c]
+            if view is not None and view.active:
                 self.sim.wake_at(c, self.sim.now)
 
-    def _observe_broker(self, node_id: str, node) -> None:
-        restarted = self._broker_seen.get(node_id) is not node
-        self._broker_seen[node_id] = node
-        state = node.role_state
+    def _observe_broker(self, node_id: str, view) -> None:
+        incarnation = self.sim.incarnation[node_id]
+        restarted = self._broker_seen.get(node_id) != incarnation
+        self._broker_seen[node_id] = incarnation
+        state = view.role_state
         self.applied_epochs, found = self.applied_epochs.observe(node_id, state, restarted)
         self._record(found)
         self.master_epochs, found = self.master_epochs.observe(BROKER_NAME, state)
         self._record(found)
-        for r in node.results:
-            self.results[r.msg_id] = r.status
-        node.results.clear()
-        self.acknowledged.update(node.acknowledged)
-        node.acknowledged.clear()
-        if not (state.writable and node.sync_state is not None):
+        if not (state.writable and view.sync_state is not None):
             return
         if not self.masters or state.master_epoch > self.masters[-1][1]:
             self._master_started(node_id, state.master_epoch)
-        s = node.sync_state
+        s = view.sync_state
         for members in (s.local, s.proposed):
-            self._record(inv.proposal_contains_master(node_id, node.broker_id, members))
+            self._record(inv.proposal_contains_master(node_id, view.broker_id, members))
         self._record(self.sync_state_sets.check_broker(BROKER_NAME, node_id, s.local, s.local_epoch))
         members = {}
         for b in self.brokers:
-            other = self.sim.nodes[b]
-            other_id = other.broker_id if other is not None else None
-            if other is None:
-                durable = self.sim.disk.get(b)
-                other_id = durable.role.broker_id if durable is not None else None
-                end = durable.replica.log[-1][0].end if durable is not None and durable.replica.log else 0
+            other = self.views[b]
+            if other is None:  # down: what it had flushed is what it has
+                other = self.last_views.get(b)
+                end = other.flushed if other is not None else 0
             else:
                 end = other.max_offset
+            other_id = other.broker_id if other is not None else None
             if other_id is not None and other_id in s.local and b != node_id:
                 members[other_id] = end
-        self._record(inv.confirm_offset_bounded(node_id, node.confirm_offset, node.max_offset, members))
+        self._record(inv.confirm_offset_bounded(node_id, view.confirm_offset, view.max_offset, members))
         if self.current_master() == node_id:
-            self._judge_master_log(node_id, node)
+            self._judge_master_log(node_id, view)
 
-    def _judge_master_log(self, node_id: str, node: ControllerModeBroker) -> None:
-        self._master_log_seen = (node_id, node, len(self.acknowledged), len(self.consumed))
-        log = node.log_entries()
+    def _judge_master_log(self, node_id: str, view) -> None:
+        self._master_log_seen = (node_id, view, len(self.acknowledged), len(self.consumed))
+        log = view.log
         lost = inv.acknowledged_messages_present(self.acknowledged, log)
         if self.all_ack:
             self._record(lost)
@@ -339,9 +347,9 @@ class ControllerCluster(SimCluster):
         master = self.current_master()
         if master is None:
             return
-        node = self.sim.nodes[master]
-        if self._master_log_seen != (master, node, len(self.acknowledged), len(self.consumed)):
-            self._judge_master_log(master, node)
+        view = self.views[master]
+        if self._master_log_seen != (master, view, len(self.acknowledged), len(self.consumed)):
+            self._judge_master_log(master, view)
 
     def _master_started(self, node_id: str, epoch: int) -> None:
         now = self.sim.now
@@ -402,10 +410,10 @@ class ControllerCluster(SimCluster):
 
     def step_consume(self, step: Step) -> None:
         target = self.node_arg(step, 0) if step.args else self.current_master()
-        node = self.sim.nodes.get(target) if target is not None else None
-        if node is None:
+        view = self.views.get(target) if target is not None else None
+        if view is None:
             return
-        self.consumed.update(e.msg_id for e in node.visible())
+        self.consumed.update(e.msg_id for e in view.visible())
         self._judge_new_master_log()  # now, not at whichever node happens to activate next
 
     def step_elect(self, step: Step) -> None:
@@ -413,10 +421,10 @@ class ControllerCluster(SimCluster):
         if active is None:
             return  # the operator's command finds no leader to send it to
         if step.args:
-            node = self.sim.nodes[self.node_arg(step)]
-            broker_id = node.broker_id if node is not None else None
+            view = self.views[self.node_arg(step)]
+            broker_id = view.broker_id if view is not None else None
         else:
-            known = self.sim.nodes[active].metadata.known(BROKER_NAME)
+            known = self.views[active].metadata.known(BROKER_NAME)
             s = known.sync_state if known is not None else None
             others = sorted(s.sync_state_set - {s.master_broker_id}) if s is not None else []
             broker_id = others[0] if others else None
@@ -430,7 +438,7 @@ class ControllerCluster(SimCluster):
         limit = self.sim.now + self.ms_arg(step, 0, 60_000)
         while self.sim.now < limit:
             master = self.current_master()
-            if master is not None and self._recorded_master_epoch() == self.sim.nodes[master].role_state.master_epoch:
+            if master is not None and self._recorded_master_epoch() == self.views[master].role_state.master_epoch:
                 return
             self.sim.run_for(100)
 
@@ -438,7 +446,7 @@ class ControllerCluster(SimCluster):
         c = self.active_controller()
         if c is None:
             return None
-        known = self.sim.nodes[c].metadata.known(BROKER_NAME)
+        known = self.views[c].metadata.known(BROKER_NAME)
         return None if known is None else known.sync_state.master_epoch
 
     # ------------------------------------------------------------------ expectations

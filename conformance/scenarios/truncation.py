@@ -27,8 +27,8 @@ from conformance.inputs import whole_number
 from conformance.scenarios.base import MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
 from conformance.targets import ScenarioTargets, resolve_targets
-from reference.broker_replica import BecomeMaster, BecomeSlave, ClientWrite, Role
 from results.runresult import Metric, RunConfig
+from spec.truncation.messages import BecomeMaster, BecomeSlave, ClientWrite, ReplicaRole, WriteAcknowledged
 from spec.invariants import truncation as inv
 from spec.truncation.replication import HandshakeOutcome, HeaderOutcome, RoleChangeOutcome
 
@@ -67,14 +67,14 @@ class TruncationCluster(SimCluster):
             if self.full_check:
                 self._judge_all(sim)
             return
-        if node.role is Role.MASTER and node.acknowledged:
-            for i in node.acknowledged:
-                self.acknowledged.setdefault(i, next(o for o, _, x in node.observe().log if x == i))
-            node.acknowledged.clear()
+        for m in ready.messages if ready is not None else ():
+            if isinstance(m.payload, WriteAcknowledged):  # the client learns its write is safe
+                where = next((o for o, _, x in node.observe().log if x == m.payload.id), -1)  # -1: not in its log
+                self.acknowledged.setdefault(m.payload.id, where)
         if self.full_check:
             self._judge_all(sim)
             return
-        if self._seen.get(node_id) != (node, node.version):
+        if self._seen.get(node_id) != (node, node.version):  # (a node's version moves whenever its view does)
             self._seen[node_id] = (node, node.version)
             self._judge_replica(sim, node_id, node)
         master = sim.nodes.get(self.master) if self.master is not None else None
@@ -109,9 +109,9 @@ class TruncationCluster(SimCluster):
 
     def _judge_master(self, sim) -> None:
         if self.master is not None and sim.nodes.get(self.master) is not None:
-            m = sim.nodes[self.master]
-            if m.role is Role.MASTER and m.epoch == self.epoch:
-                found = inv.check_acknowledged(m.observe(), self.acknowledged)
+            m = sim.nodes[self.master].observe()
+            if m.role is ReplicaRole.MASTER and m.epoch == self.epoch:
+                found = inv.check_acknowledged(m, self.acknowledged)
                 if found is not None:
                     self.violate(found)
 

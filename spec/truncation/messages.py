@@ -1,0 +1,117 @@
+"""The messages and the observation of a broker replica (adapter protocol node kind
+``replica``; docs/adapter-protocol.md): the HA connection between the replicas of a set
+(``AutoSwitchHAClient`` / ``AutoSwitchHAConnection``), the roles the harness assigns in
+the truncation scenario, a client's writes and their acknowledgements.
+
+The ``broker`` node kind (controller mode) speaks the same HA messages between its
+replicas, with a ``MessageTag`` as each message's id.
+"""
+from __future__ import annotations
+
+import enum
+from typing import Any, Optional
+
+import attrs
+
+from spec.truncation.epoch_file import EpochEntry, EpochFile
+from spec.truncation.replication import Message as LogMessage
+from spec.truncation.replication import TransferHeader
+
+MESSAGE_SIZE = 10  # bytes of commitlog a message takes, unless said otherwise (the model's unit)
+
+# ------------------------------------------------------------------ roles and writes (from the harness)
+
+
+@attrs.frozen(slots=True)
+class BecomeMaster:
+    """``changeToMaster(epoch)``: the harness (the controller's part) names this replica master."""
+
+    epoch: int
+
+
+@attrs.frozen(slots=True)
+class BecomeSlave:
+    """``changeToSlave(master, epoch)``."""
+
+    master: str
+    epoch: int
+
+
+@attrs.frozen(slots=True)
+class ClientWrite:
+    """A client write; it is acknowledged once every replica of the set holds it
+    (allAckInSyncStateSet over the whole set: the truncation scenario's setting)."""
+
+    id: str  # unique message id
+
+
+@attrs.frozen(slots=True)
+class WriteAcknowledged:
+    """The reply to a ``ClientWrite`` (to ``client``) once every replica of the set holds it."""
+
+    id: str
+
+
+# ------------------------------------------------------------------ the HA connection
+
+
+@attrs.frozen(slots=True)
+class HandshakeRequest:
+    epoch: int
+    # Controller mode: who the slave is (the master maps connections to SyncStateSet ids).
+    broker_id: Optional[int] = None
+    async_learner: bool = False
+
+
+@attrs.frozen(slots=True)
+class HandshakeResponse:
+    epoch: int
+    max_offset: int
+    entries: tuple[EpochEntry, ...]
+
+
+@attrs.frozen(slots=True)
+class SlaveReport:
+    """The slave's max offset (its ack), sent after the handshake and after each batch."""
+
+    epoch: int
+    max_offset: int
+
+
+@attrs.frozen(slots=True)
+class TransferBatch:
+    epoch: int  # the master's epoch (connection identity)
+    header: TransferHeader
+    messages: tuple[LogMessage, ...]
+    ids: tuple[Any, ...]  # each message's id: a string, or a broker's MessageTag
+
+
+# ------------------------------------------------------------------ what the monitor observes
+
+
+class ReplicaRole(enum.Enum):
+    NONE = "NONE"
+    MASTER = "MASTER"
+    SLAVE = "SLAVE"
+
+
+class SlaveState(enum.Enum):
+    READY = "READY"
+    HANDSHAKE = "HANDSHAKE"
+    TRANSFER = "TRANSFER"
+
+
+@attrs.frozen(slots=True)
+class ReplicaView:
+    node_id: str
+    role: ReplicaRole
+    epoch: int
+    max_offset: int
+    flushed: int
+    epoch_file: EpochFile
+    log: tuple[tuple[int, int, str], ...]  # (offset, epoch, id)
+    confirm_offset: int
+    slave_state: Optional[SlaveState]
+    acks: tuple[tuple[str, int], ...]  # master: slave -> acked offset
+    # (master, transfer_from, outcome, master_max) of the latest handshake decision
+    last_handshake: Optional[tuple[str, int, str, int]]
