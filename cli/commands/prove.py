@@ -26,7 +26,8 @@ def register(sub) -> None:
     what.required = True
     t = what.add_parser("truncation", help="prove the algorithm for bounded histories; refute the bad variants")
     t.add_argument("--max-epochs", type=POSITIVE, default=3, metavar="K",
-                   help="epochs in the bounded histories (default: %(default)s; cost grows fast past 4)")
+                   help="epochs in the bounded histories, re-confirmations of a master in its epoch counted "
+                        "(default: %(default)s; cost grows fast past 4)")
     t.add_argument("--messages", type=POSITIVE, default=2, metavar="W",
                    help="messages a master may write per epoch (default: %(default)s)")
     t.add_argument("--variant", default=None,

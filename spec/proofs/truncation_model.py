@@ -2,12 +2,14 @@
 
 The model (every choice below is a free z3 variable, so a proof covers all of them):
 
-* two replicas, A and B; ``K`` epochs assigned by the controller, unique and
-  increasing; each epoch has one master, chosen freely;
-* before each epoch either replica may crash and lose an unflushed tail of its log
+* two replicas, A and B; ``K`` rounds, each under an epoch assigned by the controller:
+  a new, larger epoch with a master chosen freely, or (from the second round) the last
+  epoch again with the same master, re-confirmed after a quick restart;
+* before each round either replica may crash and lose an unflushed tail of its log
   (never below the acknowledged point: acknowledged data was flushed everywhere);
 * the master changes role (``change_to_master``: where a crash left a dirty tail, cut
-  the epoch file at the log's end; append ``(epoch, max offset)`` under the append rule)
+  the epoch file at the log's end; a master re-confirmed in the epoch its file ends
+  with keeps that entry; else append ``(epoch, max offset)`` under the append rule)
   and writes up to ``W`` messages (one offset each) from its own max offset;
 * the other replica may then handshake (``find_consistent_point`` on both epoch
   files with the log ends as last ends; an empty or data-less file copies from the
@@ -16,11 +18,13 @@ The model (every choice below is a free z3 variable, so a proof covers all of th
   replicas then hold is acknowledged (allAckInSyncStateSet with a set of two).
 
 A log is its sequence of message labels: the epoch whose master wrote the message.
-One master per epoch writes each offset at most once, so equal labels mean equal
-messages. The algorithm's definitions come from ``spec/truncation/algebra.py`` —
-the same functions the concrete spec runs — evaluated on z3 terms.
+One master per epoch writes each offset that any replica holds at most once (a
+re-confirmed master rewrites only offsets above the acknowledged point, which it lost
+and no other replica copied), so equal labels mean equal messages. The algorithm's
+definitions come from ``spec/truncation/algebra.py`` — the same functions the
+concrete spec runs — evaluated on z3 terms.
 
-Properties, checked at every handshake of every epoch:
+Properties, checked at every handshake of every round:
 
 * ``prefix-agreement``: after truncating to t, the slave's log equals the master's below t;
 * ``maximality``: where a point exists and both logs go on, they differ right at t;
@@ -115,8 +119,9 @@ class History:
     choices: dict  # name -> z3 var, for rendering
 
 
-def build_history(K: int, W: int = 2, variant: Variant = REFERENCE) -> History:
-    """Unroll K epochs of the model as z3 constraints and property checks.
+def build_history(K: int, W: int = 2, variant: Variant = REFERENCE, reconfirm: bool = True) -> History:
+    """Unroll K rounds of the model as z3 constraints and property checks (``reconfirm``:
+    a round may re-confirm the last master in its epoch).
 
     Every step of the algorithm is the algebra's rule (``spec/truncation/algebra.py``)
     on z3 terms: the master's role change, the slave's handshake, each batch's label and
@@ -139,8 +144,18 @@ def build_history(K: int, W: int = 2, variant: Variant = REFERENCE) -> History:
         return z3.And(f.count >= 0, f.count <= K, r.max >= 0, r.max <= maxo, algebra.increasing(f, ops),
                       *[z3.Implies(o < r.max, algebra.covers(f, o, ops)) for o in range(maxo)])
 
+    epoch: Any = z3.IntVal(0)
+    previous_master: Any = None
     for e in range(1, K + 1):
         master_is_b = z3.Bool(f"e{e}_master_is_B")
+        # the controller may re-confirm the last master in its own epoch (after a quick restart)
+        again = z3.Bool(f"e{e}_reconfirm") if reconfirm and e > 1 else z3.BoolVal(False)
+        choices[f"e{e}_reconfirm"] = again
+        if previous_master is not None:
+            cons.append(z3.Implies(again, master_is_b == previous_master))
+        previous_master = master_is_b
+        epoch = z3.If(again, epoch, epoch + 1)
+        choices[f"e{e}_epoch"] = epoch
         writes = z3.Int(f"e{e}_writes")
         cons += [writes >= 0, writes <= W]
         choices[f"e{e}_master_is_B"] = master_is_b
@@ -157,10 +172,10 @@ def build_history(K: int, W: int = 2, variant: Variant = REFERENCE) -> History:
         # the master of this epoch: change_to_master, then write
         for idx, r in enumerate(reps):
             is_master = master_is_b if idx == 1 else z3.Not(master_is_b)
-            r.file = algebra.change_to_master(r.file, z3.IntVal(e), r.max, dirty[r.name], ops, variant,
+            r.file = algebra.change_to_master(r.file, epoch, r.max, dirty[r.name], ops, variant,
                                               enabled=is_master).file
             new_max = r.max + writes
-            r.labels = [z3.If(z3.And(is_master, r.max <= o, o < new_max), e, r.labels[o]) for o in range(maxo)]
+            r.labels = [z3.If(z3.And(is_master, r.max <= o, o < new_max), epoch, r.labels[o]) for o in range(maxo)]
             cons.append(z3.Implies(is_master, new_max <= maxo))
             r.max = z3.If(is_master, new_max, r.max)
         a, b = reps
@@ -238,10 +253,10 @@ class Verdict:
 
 
 def check(variant_name: str = "reference", K: int = 3, W: int = 2, properties=PROPERTIES,
-          timeout_ms: int = 120_000) -> list[Verdict]:
+          timeout_ms: int = 120_000, reconfirm: bool = True) -> list[Verdict]:
     variant = REFERENCE if variant_name == "reference" else VARIANTS[variant_name]
-    history = build_history(K, W, variant)
-    bound = f"K={K} epochs, {W} messages per epoch, 2 replicas"
+    history = build_history(K, W, variant, reconfirm)
+    bound = f"K={K} epochs, {W} messages per epoch, 2 replicas" + (", re-confirmations" if reconfirm else "")
     verdicts = []
     for prop in properties:
         started = time.perf_counter()
@@ -276,7 +291,9 @@ def render_counterexample(history: History, model, prop: str) -> str:
                  if _val(model, ch[f"e{e}_{r}_max_after_crash"]) < _val(model, ch[f"e{e}_{r}_max_before_crash"])]
         master = "B" if z3.is_true(model.eval(ch[f"e{e}_master_is_B"], model_completion=True)) else "A"
         slave = "A" if master == "B" else "B"
-        step = f"epoch {e}: {''.join(crash)}master {master} writes {_val(model, ch[f'e{e}_writes'])}"
+        again = z3.is_true(model.eval(ch[f"e{e}_reconfirm"], model_completion=True))
+        step = (f"epoch {_val(model, ch[f'e{e}_epoch'])}{' again' if again else ''}: {''.join(crash)}master {master}"
+                f"{' re-confirmed' if again else ''} writes {_val(model, ch[f'e{e}_writes'])}")
         if z3.is_true(model.eval(ch[f"e{e}_sync"], model_completion=True)):
             t = _val(model, ch[f"e{e}_t"])
             step += f"; {slave} handshakes: consistent point {t}"
@@ -286,7 +303,7 @@ def render_counterexample(history: History, model, prop: str) -> str:
     _, at_handshake, after = history.snapshots[failing - 1]
     states = after if prop in ("well-formed", "epoch-start-agreement") else at_handshake
     when = "after" if states is after else "at the handshake of"
-    lines.append(f"state {when} epoch {failing} ({prop} fails):")
+    lines.append(f"state {when} epoch {_val(model, history.choices[f'e{failing}_epoch'])} ({prop} fails):")
     for name, labels, mx, epochs, starts, count in states:
         n = _val(model, count)
         entries = " ".join(f"[e{_val(model, epochs[i])}@{_val(model, starts[i])}]" for i in range(n)) or "(empty)"

@@ -1,11 +1,11 @@
 """The z3 model and the concrete rules agree on random histories.
 
 The proof is about what runs only if the model's histories evolve as the concrete
-spec does. A random history of the model's kind (who is master of each epoch, crashes
-that lose an unflushed tail, writes, whether and how far the slave copies) is played
-twice: with the concrete functions of ``spec/truncation`` (``change_to_master``,
-``slave_handshake``, ``next_batch``, ``on_transfer_header``) on epoch files and logs,
-and by the z3 model (``build_history``) with every choice fixed to the same values.
+spec does. A random history of the model's kind (who is master of each epoch,
+re-confirmations of a master in its epoch, crashes that lose an unflushed tail, writes,
+whether and how far the slave copies) is played twice: with the concrete functions of
+``spec/truncation`` (``change_to_master``, ``slave_handshake``, ``next_batch``,
+``on_transfer_header``) on epoch files and logs, and by the z3 model (``build_history``) with every choice fixed to the same values.
 Both must reach the same epoch files, logs and handshake outcomes at every epoch, for
 the reference and for every known-bad variant.
 """
@@ -47,6 +47,7 @@ def play(data, k: int, variant) -> tuple[dict, list]:
     acked = 0
     choices: dict[str, int | bool] = {}
     states = []
+    epoch, master = 0, None
     for e in range(1, k + 1):
         dirty = {}
         for r in REPLICAS:  # a crash keeps at least what was acknowledged
@@ -54,12 +55,14 @@ def play(data, k: int, variant) -> tuple[dict, list]:
             choices[f"e{e}_{r}_max_after_crash"] = kept
             dirty[r] = kept < len(logs[r])
             del logs[r][kept:]
-        master = data.draw(st.sampled_from(REPLICAS))
+        again = e > 1 and data.draw(st.booleans())  # the last master re-confirmed in its epoch
+        if not again:
+            epoch, master = epoch + 1, data.draw(st.sampled_from(REPLICAS))
         slave = REPLICAS[1 - REPLICAS.index(master)]
         writes = data.draw(st.integers(0, W))
-        choices.update({f"e{e}_master_is_B": master == "B", f"e{e}_writes": writes})
-        files[master] = change_to_master(files[master], e, len(logs[master]), dirty[master], variant).epoch_file
-        logs[master] += [e] * writes
+        choices.update({f"e{e}_master_is_B": master == "B", f"e{e}_writes": writes, f"e{e}_reconfirm": again})
+        files[master] = change_to_master(files[master], epoch, len(logs[master]), dirty[master], variant).epoch_file
+        logs[master] += [epoch] * writes
         sync = data.draw(st.booleans())
         choices[f"e{e}_sync"] = sync
         outcome = None

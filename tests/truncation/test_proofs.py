@@ -2,9 +2,11 @@
 
 Larger bounds (K up to 5 and beyond) are timed in benchmarks/prove_truncation.py.
 """
+import attrs
 import pytest
 
 from spec.proofs.truncation_model import PROPERTIES, VARIANTS, check
+from spec.truncation import algebra
 
 
 def test_reference_proved_for_two_epochs():
@@ -37,4 +39,23 @@ def test_every_variant_has_a_refutation_or_an_outside_the_model_case():
 
 def test_epoch_only_match_is_equivalent_inside_the_model():
     (v,) = check("epoch-only-match", K=2, properties=("prefix-agreement",))
+    assert v.status == "proved"
+
+
+def test_the_proof_needs_the_re_confirmation_rule(monkeypatch):
+    """The histories re-confirm a master in its own epoch, and the keep-entry rule
+    carries weight: with upstream's role change instead (the epoch's entry dropped and
+    (epoch, max offset) appended again, moving the epoch's start) the reference is refuted."""
+    keeping = algebra.change_to_master
+
+    def moving_entry(f, epoch, valid_max_offset, had_dirty_tail, ops, variant=algebra.REFERENCE, enabled=True):
+        rule = keeping(f, epoch, valid_max_offset, had_dirty_tail, ops, variant, enabled)
+        dropped = algebra.truncate_suffix_by_epoch(rule.file, epoch, ops, variant, where=rule.kept_entry)
+        moved, _ = algebra.append(dropped, epoch, valid_max_offset, ops, variant, enabled=rule.kept_entry)
+        return attrs.evolve(rule, file=moved)
+
+    monkeypatch.setattr(algebra, "change_to_master", moving_entry)
+    (v,) = check("reference", K=2, properties=("existence",))
+    assert v.status == "refuted" and "again" in v.counterexample
+    (v,) = check("reference", K=2, properties=("existence",), reconfirm=False)
     assert v.status == "proved"
