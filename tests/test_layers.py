@@ -11,11 +11,17 @@ inside a function (the way to dodge a cycle) except where ARCHITECTURE.md allows
 from __future__ import annotations
 
 import ast
+import json
 import re
+import subprocess
+import sys
 from functools import lru_cache
 from pathlib import Path
 
 import pytest
+
+import adapters.errors
+import conformance.errors
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -177,11 +183,95 @@ def test_the_cycle_check_sees_a_cycle(monkeypatch, tmp_path):
         test_no_import_cycle()
 
 
-def test_z3_only_in_spec_proofs_within_spec():
-    """The spec's z3 models live in spec/proofs; the rest of spec/ is plain Python."""
-    bad = [m for m in MODULES if layer_of(m) == "spec" and not m.startswith("spec.proofs")
-           and re.search(r"^\s*(import z3|from z3\b)", MODULES[m].read_text(), re.M)]
+def _outside_imports(module: str) -> set[str]:
+    """Top-level names of what ``module`` imports from outside the project, at any depth."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(MODULES[module].read_text())):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names - set(LAYERS)
+
+
+# ARCHITECTURE.md, the spec/ row: pure (no clock, randomness or I/O): attrs and the standard
+# library's pure modules; z3 and the solver's stopwatch only in spec/proofs.
+PURE = frozenset({"__future__", "typing", "enum", "collections", "functools", "itertools", "math", "operator",
+                  "struct", "abc", "bisect", "heapq", "re", "types", "numbers", "fractions", "attrs"})
+PROOFS_ALSO = frozenset({"z3", "time"})
+# "Sans-IO nodes and the simulator": a reference node reads no clock, socket or random
+# source of its own; the simulator's randomness is random.Random streams from the seed.
+REFERENCE_ALSO = frozenset({"json", "array", "random"})
+
+
+def test_spec_loads_nothing_impure():
+    bad = {m: sorted(_outside_imports(m) - PURE - (PROOFS_ALSO if m.startswith("spec.proofs") else frozenset()))
+           for m in MODULES if layer_of(m) == "spec"}
+    assert not {m: names for m, names in bad.items() if names}
+
+
+def test_reference_reads_no_clock_socket_or_global_randomness():
+    bad = {m: sorted(_outside_imports(m) - PURE - REFERENCE_ALSO) for m in MODULES if layer_of(m) == "reference"}
+    assert not {m: names for m, names in bad.items() if names}
+    global_random = [f"{m}: {hit}" for m in MODULES if layer_of(m) == "reference"
+                     for hit in re.findall(r"\brandom\.(?!Random\b)\w+", MODULES[m].read_text())]
+    assert not global_random, "draw from a seeded random.Random stream, never the global one"
+
+
+def test_profiles_are_data_not_branches():
+    """"Conventions": a profile selects and orders rows; no procedure asks which profile it is."""
+    def asks(node) -> bool:
+        return isinstance(node, ast.Compare) and any(
+            re.search(r"(^|\.)profile(\.name)?$", ast.unparse(side)) for side in [node.left, *node.comparators])
+
+    bad = [f"{m}:{node.lineno}" for m in MODULES if layer_of(m) in ("spec", "reference")
+           for node in ast.walk(ast.parse(MODULES[m].read_text())) if asks(node)]
     assert not bad
+
+
+def test_the_seven_layers_are_the_distribution_packages():
+    """"The seven directories are top-level Python packages of the rmqha distribution."""
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    include = re.search(r"^\[tool\.setuptools\.packages\.find\]\s*include = \[([^]]*)\]", pyproject, re.M)
+    assert include and set(re.findall(r'"(\w+)\*"', include.group(1))) == set(LAYERS)
+    assert all((ROOT / layer / "__init__.py").exists() for layer in LAYERS)
+
+
+def test_architecture_md_names_every_dependency():
+    """Its "Dependencies" section names each package pyproject.toml depends on."""
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    deps = re.findall(r'^\s*"([A-Za-z0-9_-]+)[<>=]', pyproject, re.M)
+    section = (ROOT / "docs" / "ARCHITECTURE.md").read_text().split("## Dependencies", 1)[1]
+    assert deps and not [d for d in deps if not re.search(rf"\b{re.escape(d)}\b", section)]
+
+
+def test_user_errors_are_defined_once():
+    """"Errors for users": defined in adapters/errors.py and re-exported by conformance/errors.py."""
+    for name in ("UserError", "AdapterError", "NotApplicable"):
+        assert getattr(conformance.errors, name) is getattr(adapters.errors, name)
+
+
+# "Imports": what costs a JVM, a Spark session, a solver or a plotting stack is loaded
+# only where it is needed: the CLI's parser loads none of it, and no module loads
+# PySpark or JPype when it is imported (the functions that start them import them).
+_LOADS = """
+import importlib, json, sys
+from cli.main import build_parser
+build_parser()
+heavy = ("pyspark", "jpype", "z3", "matplotlib", "pysyncobj")
+parser = [m for m in heavy if m in sys.modules]
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+print(json.dumps({"parser": parser, "all": [m for m in heavy if m in sys.modules]}))
+"""
+
+
+def test_heavy_runtimes_load_only_where_needed():
+    names = [m for m in MODULES if not m.endswith("__main__")]
+    out = subprocess.run([sys.executable, "-c", _LOADS, *names], cwd=ROOT, capture_output=True, text=True, check=True)
+    loaded = json.loads(out.stdout)
+    assert loaded["parser"] == []
+    assert not {"pyspark", "jpype"} & set(loaded["all"])
 
 
 def test_the_checker_sees_a_violation_through_a_package_init(tmp_path, monkeypatch):
@@ -214,3 +304,18 @@ def test_every_path_architecture_md_names_exists():
     text = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
     named = set(re.findall(r"`((?:%s)/[\w./-]*)`" % "|".join(LAYERS + ("docs", "tests", "benchmarks")), text))
     assert named and not [p for p in sorted(named) if not (ROOT / p).exists()]
+
+
+def test_every_function_architecture_md_names_lives_where_it_says():
+    """"Find a rule by its name": a snake_case name in a row is defined in that row's files."""
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    table = text.split("## Find a rule by its name", 1)[1].split("\n## ", 1)[0]
+    wrong = []
+    for row in re.findall(r"^\| (.*) \| (.*) \|$", table, re.M):
+        files = [f for p in re.findall(r"`([\w./-]+)`", row[1]) for f in
+                 ((ROOT / p).rglob("*.py") if (ROOT / p).is_dir() else [ROOT / p]) if f.suffix == ".py" and f.exists()]
+        source = "".join(f.read_text() for f in files)
+        for name in re.findall(r"`([a-z][a-z0-9]*_[a-z0-9_]+)`", row[0]):
+            if not re.search(rf"^\s*(def|class) {name}\b|^{name}\s*[:=]", source, re.M):
+                wrong.append(f"{name} not in {row[1]}")
+    assert not wrong, wrong
