@@ -68,6 +68,8 @@ from spec.dledger.rounds import (
     heartbeat_decision_time,
     heartbeat_latch_deadline,
     heartbeat_latch_open_at_start,
+    maintainer_run_at_or_after,
+    maintainer_run_at_or_before,
     next_maintainer_run,
     vote_latch_deadline,
 )
@@ -269,8 +271,8 @@ class DLedgerNode:
                 due = self.proc.follower_timeout_at(self.last_leader_heartbeat_time, self.timing)
             else:
                 due = candidate_due_at(self.next_time_to_request_vote, self.need_increase_term_immediately)
-            if due is not None and due < self._next_run:
-                due = self._next_run
+            if due is not None:
+                due = maintainer_run_at_or_after(self._next_run, due, self.timing)
         if self.role is Role.LEADER:
             for peer in self._others:
                 push = self._push_due(peer)
@@ -407,17 +409,23 @@ class DLedgerNode:
                 self._decide_heartbeat_round(h.decide_at)
 
     def _maintain(self, now: int) -> None:
+        """The maintainer's run: decided at its last beat at or before ``now`` (when the
+        node's timer is due by then), done at ``now`` (a simulator's tick may come a few ms
+        after the beat: whether it wakes the node at the beat or ticks it on every grid
+        time, the same tick acts)."""
+        run = maintainer_run_at_or_before(self._next_run, now, self.timing)
         if self.role is Role.LEADER:
-            if leader_should_send_heartbeat(now, self.last_send_heartbeat_time, self.timing):
+            if leader_should_send_heartbeat(run, self.last_send_heartbeat_time, self.timing):
                 self._start_heartbeat_round(now)
         elif self.role is Role.FOLLOWER:
-            if self.proc.follower_timed_out(now, self.last_leader_heartbeat_time, self.timing):
+            if self.proc.follower_timed_out(run, self.last_leader_heartbeat_time, self.timing):
                 self._cover("follower_timeout", "TIMED_OUT")
                 self._apply((fx.BecomeCandidate(self.curr_term),), now)
         else:
-            self._maintain_as_candidate(now)
+            self._maintain_as_candidate(run, now)
         if self._vote_round is None and self._hb_round is None:
-            self._next_run = next_maintainer_run(now, self.timing)
+            # the run returned at once: the next one a sleep later, on the same beat
+            self._next_run = next_maintainer_run(run, self.timing)
 
     def _vote_time(self, now: int) -> int:
         spread = vote_interval_spread(self.timing, self.taking_leadership)
@@ -425,9 +433,9 @@ class DLedgerNode:
             now, self.draw(spread), self.timing, self.taking_leadership, self.last_vote_cost, self.profile
         )
 
-    def _maintain_as_candidate(self, now: int) -> None:
+    def _maintain_as_candidate(self, run: int, now: int) -> None:
         action = candidate_action(
-            now, self.next_time_to_request_vote, self.need_increase_term_immediately, self.last_parse_result
+            run, self.next_time_to_request_vote, self.need_increase_term_immediately, self.last_parse_result
         )
         if action is CandidateAction.WAIT:
             return

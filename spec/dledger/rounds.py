@@ -205,6 +205,29 @@ def next_maintainer_run(returned_at: int, timing: Timing) -> int:
     return returned_at + timing.maintainer_sleep_ms
 
 
+def maintainer_run_at_or_after(next_run: int, due: int, timing: Timing) -> int:
+    """The first run of the StateMaintainer at or after ``due``.
+
+    It runs at ``next_run`` and every ``maintainer_sleep_ms`` after, for as long as its
+    runs return at once (its beat; other threads changing its state do not move it): a
+    leader's next round, a follower's timeout and a candidate's next campaign happen at
+    the first such run, not at the instant they fall due. Real builds (0.1 to 0.4.0,
+    StateMaintainer.doWork on a virtual clock): a heartbeat round returning 40 ms after
+    it started is followed by the next 2010 ms after it, not 2001.
+    """
+    if due <= next_run:
+        return next_run
+    step = timing.maintainer_sleep_ms
+    return next_run + -(-(due - next_run) // step) * step
+
+
+def maintainer_run_at_or_before(next_run: int, now: int, timing: Timing) -> int:
+    """The StateMaintainer's last run at or before ``now`` (``now >= next_run``): the run a
+    node activated at ``now`` does, whose decisions are taken at that run's instant."""
+    step = timing.maintainer_sleep_ms
+    return next_run + (now - next_run) // step * step
+
+
 # ------------------------------------------------------------------ leader
 
 

@@ -14,6 +14,7 @@ does not report failed requests, docs/dledger.md "Network errors") and rounds of
 leadership transferee (the reference node never transfers leadership); the transcripts also
 hold candidate rounds asked of a node in another role, which a node never runs.
 """
+import json
 from pathlib import Path
 
 import pytest
@@ -24,8 +25,27 @@ from reference.node_api import Message
 from spec.dledger import effects as fx
 from spec.dledger.candidate import VOTE_INTERVAL, VOTE_WAIT
 from spec.dledger.profiles import PROFILES
-from spec.dledger.records import Entry, HeartBeatRequest, HeartBeatResponse, Role, VoteRequest, VoteResponse
-from spec.dledger.rounds import DrawUse, RoundDraws, next_maintainer_run
+from spec.dledger.member_state import MemberView
+from spec.dledger.records import (
+    Entry,
+    HeartBeatRequest,
+    HeartBeatResponse,
+    ResponseCode,
+    Role,
+    VoteRequest,
+    VoteResponse,
+)
+from spec.dledger.heartbeat import follower_timeout_at, heartbeat_due_at
+from spec.dledger.rounds import (
+    DrawUse,
+    HeartbeatReply,
+    RoundDraws,
+    maintainer_run_at_or_after,
+    maintainer_run_at_or_before,
+    next_maintainer_run,
+)
+
+NOW = 1_000_000
 
 TRANSCRIPTS = sorted((Path(__file__).parents[1] / "transcripts" / "dledger").glob("rounds-*.jsonl.gz"))
 
@@ -135,3 +155,90 @@ def test_a_node_keeping_another_releases_time_is_caught(version, other):
     profile, timing = PROFILES[header["profile"]], PROFILES[other].timing
     wrong = sum(1 for e in entries if _replayable(e.op, e.args) and (lambda r: r[0] != r[1])(_replay(profile, e, timing)))
     assert wrong >= 10
+
+
+# ------------------------------------------------------------------ between rounds
+
+BEAT = json.loads((Path(__file__).parents[1] / "transcripts" / "dledger" / "maintainer-beat.json").read_text())
+BEAT_CASES = [(b["profile"], c) for b in BEAT["builds"] for c in b["cases"]]
+
+
+def _acts(profile, case, until=9000):
+    """The instants a node of ``profile``, put in the case's state at NOW and woken exactly at
+    each of its deadlines (and at each reply), does what the case records the real one doing."""
+    role, since = Role[case["role"]], case.get("since", 0)
+    leader = "n1" if role is Role.LEADER else (None if role is Role.CANDIDATE else "n2")
+    member = MemberView("n1", frozenset({"n1", "n2", "n3"}), 5, leader, leader, role)
+    node, _ = _node(member, profile, NOW)
+    if role is Role.LEADER:
+        node.last_send_heartbeat_time = node.last_succ_heartbeat_time = NOW - 5000
+    elif role is Role.FOLLOWER:
+        node.last_leader_heartbeat_time = NOW - since
+    else:
+        node.next_time_to_request_vote = NOW + since
+    pending: list[tuple[int, Message]] = []
+    acted: list[int] = []
+    while not (role is not Role.LEADER and acted):
+        t = node.next_deadline()
+        if pending and (t is None or pending[0][0] <= t):
+            at, message = pending.pop(0)
+            node.step(message, at)  # a reply due at an instant comes before the tick at it
+            continue
+        if t is None or t >= NOW + until:
+            break
+        out = node.tick(t).messages
+        beats = [m for m in out if isinstance(m.payload, HeartBeatRequest)]
+        if beats:
+            acted.append(t - NOW)
+            pending += [(t + case["reply_at"], Message(m.dst, "n1", HeartBeatResponse(5, ResponseCode.SUCCESS,
+                                                                                      m.payload.round)))
+                        for m in beats]
+            pending.sort(key=lambda p: p[0])
+        if (role is Role.FOLLOWER and node.role is not Role.FOLLOWER) or any(
+                isinstance(m.payload, VoteRequest) for m in out):
+            acted.append(t - NOW)
+    return acted
+
+
+@pytest.mark.parametrize("profile,case", BEAT_CASES, ids=[f"{p}-{c['role']}-{c.get('reply_at', c.get('since'))}"
+                                                            for p, c in BEAT_CASES])
+def test_the_maintainer_keeps_the_real_beat_between_rounds(profile, case):
+    """Recorded from the real StateMaintainer of each build: its next round, timeout or
+    campaign comes at its first run (the beat: a run returned, +10 ms, +10 ms, ...) at or
+    after the instant it falls due; a node woken exactly at its deadlines acts then too."""
+    assert _acts(PROFILES[profile], case) == case["acts_at"]
+
+
+def test_the_recorded_beat_tells_the_beat_from_the_due_instant():
+    """The recording can fail a node acting at the instant its timer falls due: in most cases
+    the real run came later than that."""
+    later = 0
+    for profile, case in BEAT_CASES:
+        timing = PROFILES[profile].timing
+        if case["role"] == "FOLLOWER":
+            later += case["acts_at"][0] > follower_timeout_at(-case["since"], timing)
+        elif case["role"] == "CANDIDATE":
+            later += case["acts_at"][0] > case["since"]
+        else:
+            later += any(b > heartbeat_due_at(a, timing) for a, b in zip(case["acts_at"], case["acts_at"][1:]))
+    assert later >= len(BEAT_CASES) * 2 // 3
+
+
+def test_the_beat_holds_whatever_else_wakes_the_node():
+    """A tick between two runs (a dispatcher's push, a grid tick) runs the maintainer at its
+    last beat, not at the tick: the next round comes when it would have without that tick."""
+    profile = PROFILES["dledger-0.4"]
+    member = MemberView("n1", frozenset({"n1", "n2", "n3"}), 5, "n1", "n1", Role.LEADER)
+    node, _ = _node(member, profile, NOW)
+    node.last_send_heartbeat_time = node.last_succ_heartbeat_time = NOW - 5000
+    sent = node.tick(NOW).messages
+    _deliver(node, HeartBeatRequest, sent, [HeartbeatReply("n2", 30, HeartBeatResponse(-1, ResponseCode.SUCCESS))],
+             NOW + 40, NOW)
+    node.tick(NOW + 40)
+    assert node._hb_round is None and node.last_succ_heartbeat_time == NOW + 40
+    assert node.next_deadline() == maintainer_run_at_or_after(NOW + 50, NOW + 2001, profile.timing) == NOW + 2010
+    node.tick(NOW + 1234)
+    rounds_at = [t for t in range(NOW + 1235, NOW + 2100) if any(
+        isinstance(m.payload, HeartBeatRequest) for m in node.tick(t).messages)]
+    assert rounds_at[0] == NOW + 2010
+    assert maintainer_run_at_or_before(NOW + 50, NOW + 2019, profile.timing) == NOW + 2010
