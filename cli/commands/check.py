@@ -46,6 +46,7 @@ def run(args) -> int:
     args.adapter, status = _check_handler_only(args)
     if not args.adapter:
         return status
+    args.campaign = args.campaign or run_command.campaign_name(Path(args.out))
     spec = run_command.campaign_spec_from(args)
     results = Path(args.out) / spec.campaign
     args.campaign = spec.campaign

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import sys
+from pathlib import Path
 
 from cli.args import NON_NEGATIVE, POSITIVE, SEED
 from conformance.campaign import DEFAULT_SHRINK, NO_SHRINK, ShrinkBudget
@@ -95,6 +96,16 @@ def default_chunk_size(runs: int) -> int:
     return max(10, min(-(-runs // 8), max(100, -(-runs // 100)), MAX_CHUNK))
 
 
+def campaign_name(parent: Path | None = None) -> str:
+    """A name from the time (UTC, to the second), not yet taken under ``parent``."""
+    name = _dt.datetime.now(_dt.timezone.utc).strftime("c%Y%m%dT%H%M%SZ")
+    taken, n = name, 1
+    while parent is not None and (parent / taken).exists():
+        n += 1
+        taken = f"{name}-{n}"
+    return taken
+
+
 def campaign_spec_from(args):
     from conformance.spark_campaign import CampaignSpec
 
@@ -105,7 +116,7 @@ def campaign_spec_from(args):
     adapters = applicable_adapters(combine_adapter_args(args.adapter or ("reference",), args.scenario), args.scenario,
                                    args.profile)
     return CampaignSpec(
-        campaign=args.campaign or _dt.datetime.now(_dt.timezone.utc).strftime("c%Y%m%dT%H%M%SZ"),
+        campaign=args.campaign or campaign_name(),
         scenario=args.scenario,
         adapters=adapters,
         runs=args.runs,
@@ -148,7 +159,9 @@ def register(sub) -> None:
         "Results are Parquet datasets (docs/results-schema.md), committed chunk by chunk.",
     )
     add_campaign_arguments(p)
-    p.add_argument("--out", default=DEFAULTS["out"], help="results directory (default: %(default)s)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help=f"results directory, new or empty (default: {DEFAULTS['out']}/<campaign name>, a new one "
+                        f"per campaign, as rmqha check makes); --resume needs it")
     p.add_argument("--resume", action="store_true",
                    help="finish the interrupted campaign in --out with the settings of its manifest "
                         "(no run lost or duplicated)")
@@ -170,6 +183,13 @@ def execute_campaign(args, out: str) -> dict | int:
 
 
 def run(args) -> int:
+    if args.out is None:
+        if args.resume:
+            raise UserError("--resume needs --out DIR: the campaign directory to finish")
+        # a new directory per campaign: a second 'rmqha run' (or one after 'rmqha check')
+        # never meets the first one's results
+        args.campaign = args.campaign or campaign_name(Path(DEFAULTS["out"]))
+        args.out = str(Path(DEFAULTS["out"]) / args.campaign)
     summary = execute_campaign(args, args.out)
     if isinstance(summary, int):
         return summary
