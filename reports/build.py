@@ -331,7 +331,7 @@ def collate(results_dir: str | Path, engine, validated: tuple[dict, list[Committ
     parts = {t: [c.files[t] for c in chunks] for t in TABLES}
     wanted = [m for m, _, _ in DISTRIBUTIONS]
 
-    stage(f"runs and the implementation x property matrix ({len(chunks):,} chunks)")
+    stage(f"runs and the implementation x property matrix ({len(chunks):,} chunk{'' if len(chunks) == 1 else 's'})")
     # ---- runs per (adapter, scenario, profile, fault mix, size); failed and not applicable
     # properties; exact metric statistics (and findings): summed from the chunks' rollups
     # (results/rollup.py), scanned only for chunks written without one

@@ -138,11 +138,8 @@ def replay_command(script: Path, adapter: str, manifest: dict[str, Any]) -> str:
     Shim``) runs from the directory the campaign was started in."""
     import shlex
 
-    command = f"rmqha replay {shlex.quote(str(script))} --adapter {shlex.quote(adapter)}"
-    cwd = manifest.get("working_directory")
-    if cwd and adapter.startswith(_PATH_ADAPTERS):
-        command = f"cd {shlex.quote(cwd)} && {command}"
-    return command
+    return _in_campaign_directory(f"rmqha replay {shlex.quote(str(script))} --adapter {shlex.quote(adapter)}",
+                                  adapter, manifest)
 
 
 # campaign settings (the manifest's spec) as the flags of ``rmqha run`` that produce them
@@ -151,14 +148,13 @@ _FLAGS = {"scenario": "--scenario", "adapters": "--adapter", "runs": "--runs", "
           "duration_ms": "--duration", "chunk_size": "--chunk-size"}
 
 
-def settings_command(spec: dict[str, Any]) -> str:
-    """The settings of a campaign as the command a user writes to run it again.
-
+def _flags(spec: dict[str, Any], **override: Any) -> list[str]:
+    """``--flag value`` pairs of a campaign's settings (``override`` replaces some; None drops one).
     Settings this version does not know are shown as ``--name value`` in the same style."""
     import shlex
 
-    words = ["rmqha", "run"]
-    for key, value in spec.items():
+    words = []
+    for key, value in {**spec, **override}.items():
         if key == "campaign" or value is None or value is False:
             continue
         flag = _FLAGS.get(key, "--" + key.replace("_", "-"))
@@ -166,8 +162,38 @@ def settings_command(spec: dict[str, Any]) -> str:
             words.append(flag)
             continue
         for v in value if isinstance(value, (list, tuple)) else [value]:
-            words += [flag, shlex.quote(str(v))]
-    return " ".join(words)
+            words.append(f"{flag} {shlex.quote(str(v))}")
+    return words
+
+
+def settings_command(spec: dict[str, Any], width: int = 88) -> str:
+    """The settings of a campaign as the command a user writes to run it again, wrapped
+    with backslashes (still one shell command) so that it fits a page."""
+    lines, line = [], "rmqha run"
+    for word in _flags(spec):
+        if len(line) + 1 + len(word) > width:
+            lines.append(line + " \\")
+            line = "    " + word
+        else:
+            line += " " + word
+    return "\n".join(lines + [line])
+
+
+def rerun_command(spec: dict[str, Any], adapter: str, seed: int, manifest: dict[str, Any]) -> str:
+    """The one run of a campaign for ``adapter`` and ``seed`` (group size and fault mix follow
+    from the seed, as in the campaign), into a results directory of its own."""
+    command = " ".join(["rmqha run", *_flags(spec, adapters=[adapter], first_seed=seed, runs=1, chunk_size=None),
+                        "--no-spark"])
+    return _in_campaign_directory(command, adapter, manifest)
+
+
+def _in_campaign_directory(command: str, adapter: str, manifest: dict[str, Any]) -> str:
+    import shlex
+
+    cwd = manifest.get("working_directory")
+    if cwd and adapter.startswith(_PATH_ADAPTERS):
+        return f"cd {shlex.quote(cwd)} && {command}"
+    return command
 
 
 def render(data: dict[str, Any], out_dir: str | Path, stage: Callable[[str], None] = lambda what: None) -> Path:
@@ -219,10 +245,14 @@ def render(data: dict[str, Any], out_dir: str | Path, stage: Callable[[str], Non
     if data.get("errors"):
         doc.heading(3, "Errored runs")
         doc.para("Runs in which the implementation crashed, hung or answered garbage: no property was "
-                 "judged in them. The most frequent messages, with the first seed that shows each "
-                 "(`rmqha run --seed SEED --runs 1` runs it again):")
+                 "judged in them. The most frequent messages, with the first seed that shows each:")
         doc.table([[e["adapter"], e["runs"], e["first_seed"], e["message"]] for e in data["errors"]],
                   ["adapter", "runs", "first seed", "message"])
+        spec = manifest.get("spec") or {}
+        if spec:
+            doc.para("To run one of them again (into a new results directory):")
+            doc.code("\n".join(dict.fromkeys(rerun_command(spec, e["adapter"], e["first_seed"], manifest)
+                                             for e in data["errors"])), "sh")
     known = [m for m in data["matrix"] if m["cell"] == "fail" and m["known_profile_difference"]]
     if known:
         doc.heading(3, "Findings: profile differences")

@@ -1,6 +1,7 @@
 """Rendering collated report data (no Spark): the three outputs, the replay files, the
 incomplete-campaign notice, and the report directory's atomic, careful replacement."""
 import json
+import shlex
 
 import pytest
 
@@ -213,6 +214,7 @@ def test_errored_runs_are_counted_and_shown_with_their_messages(data, tmp_path):
     assert "pass 0/3 ≤30.00%, 7 errored" in md  # not a bare "pass 0/3"
     assert "### Errored runs" in md and "the process exited (status 7) boom" in md
     assert '<td class="error">pass 0/3' in (out / "report.html").read_text()
+    assert "rmqha run --runs 1 --adapter reference --seed 2 --no-spark" in md  # runs the first erroring seed again
 
 
 def test_settings_are_shown_as_the_command_that_runs_them(data, tmp_path):
@@ -220,9 +222,12 @@ def test_settings_are_shown_as_the_command_that_runs_them(data, tmp_path):
                                 "runs": 200, "first_seed": 0, "profile": None, "group_sizes": [3, 2],
                                 "fault_mixes": ["mixed", "none"], "duration_ms": 30000, "chunk_size": 25}
     md = (render(data, tmp_path / "report") / "report.md").read_text()
-    assert ("rmqha run --scenario controller --adapter reference --adapter 'stdio:java -cp b S' --runs 200 "
-            "--seed 0 --group-size 3 --group-size 2 --fault-mix mixed --fault-mix none --duration 30000 "
-            "--chunk-size 25") in md
+    block = md.split("Settings:\n\n```sh\n", 1)[1].split("\n```", 1)[0]
+    assert all(len(line) <= 90 for line in block.splitlines())  # wrapped to fit a page, one shell command
+    assert shlex.split(block.replace("\\\n", " ")) == shlex.split(
+        "rmqha run --scenario controller --adapter reference --adapter 'stdio:java -cp b S' --runs 200 "
+        "--seed 0 --group-size 3 --group-size 2 --fault-mix mixed --fault-mix none --duration 30000 "
+        "--chunk-size 25")
     assert "{'" not in md and "['" not in md  # no Python reprs anywhere
 
 

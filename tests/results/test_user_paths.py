@@ -53,10 +53,17 @@ def test_a_counterexample_from_a_stdio_adapter_replays_with_the_printed_command(
 
 def test_check_of_an_implementation_whose_runs_error_exits_3_and_says_why(spark, tmp_path, capsys):
     adapter = f"stdio:{sys.executable} {FIXTURES / 'misbehaving_adapter.py'} exit"
-    code = main(["check", "--adapter", adapter, *FAST, "--out", str(tmp_path / "r"),
+    loud = [a for a in FAST if a not in ("--quiet", "--no-spark")]  # on Spark, saying so
+    code = main(["check", "--adapter", adapter, *loud, "--out", str(tmp_path / "r"),
                  "--report", str(tmp_path / "report")])
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert code == 3 and "verdict: ERRORS" in out, out  # was exit 0: "4 runs: 0 failed, 3 errors"
+    # no silence between the campaign and the report: each stage as it starts, with the time so far
+    stages = [line for line in err.splitlines() if line.startswith("report: ")]
+    assert [s.rsplit(" (", 1)[0] for s in stages[:2]] == ["report: starting Spark (local[2])",
+                                                         "report: collating: runs and the implementation x property "
+                                                         "matrix (1 chunk)"]
+    assert any("plots and the report files" in s for s in stages) and all(s.endswith(" s)") for s in stages)
     md = (tmp_path / "report" / "report.md").read_text()
     assert md.splitlines()[2].startswith("> **Verdict: ERRORS**")
     assert "### Errored runs" in md and "the process exited (status 7) fatal: simulated crash" in md
