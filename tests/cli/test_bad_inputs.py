@@ -93,6 +93,9 @@ BAD_INPUTS = [
     ("replay: a script whose adapter line starts a process", {"s.rmqha": "scenario dledger\n"
      "adapter 'stdio:touch {dir}/PWNED'\nnodes n1 n2 n3\nrun 10\n"}, "replay {dir}/s.rmqha",
      "which would start a process or load code"),
+    ("replay: a script whose adapter line starts a process for one role", {"s.rmqha": "scenario controller\n"
+     "adapter 'broker=stdio:touch {dir}/PWNED + controller=reference'\nnodes c1 c2 c3 b1 b2\nrun 10\n"},
+     "replay {dir}/s.rmqha", "which would start a process or load code"),
     ("replay: a script whose adapter line imports a module", {"s.rmqha": "scenario dledger\n"
      "adapter python:os:getcwd\nnodes n1 n2 n3\nrun 10\n"}, "replay {dir}/s.rmqha",
      "pass it yourself: --adapter python:os:getcwd"),
