@@ -186,9 +186,9 @@ def describe_adapter(adapter: str, scenario: str, profile: str | None) -> dict:
     recorded as such; the campaign still runs and reports the failures per run.
     """
     get_scenario(scenario)
-    if scenario in ("truncation", "controller"):
-        # The handler-level fingerprint is DLedger's: these stacks record who runs each role.
-
+    if scenario not in ("dledger", "raft"):
+        # The handler-level fingerprint is DLedger's (and a raft group's node kind): the other
+        # stacks (truncation, controller, classic, ...) record who runs each role.
         t = resolve_targets(scenario, adapter, profile)
         return {"adapter": adapter, "implementation": t.implementation, "version": t.version,
                 "profile": profile, "fingerprint": None, "fingerprint_text": None}

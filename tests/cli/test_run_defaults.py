@@ -1,7 +1,10 @@
 """Following README: 'rmqha check', then 'rmqha run', then another 'rmqha run', all with
 their default --out, in the same directory and the same second: each gets a directory
 of its own (a second campaign used to find the first one's and stop)."""
+import pytest
+
 from cli.main import main
+from conformance.scenarios.registry import SCENARIOS
 
 FAST = ["--runs", "1", "--duration", "1000", "--group-size", "3", "--fault-mix", "none", "--no-spark", "--quiet"]
 
@@ -22,3 +25,13 @@ def test_resume_needs_the_directory_it_finishes(tmp_path, monkeypatch, capsys):
     assert main(["run", "--resume", "--no-spark"]) == 2
     assert capsys.readouterr().err == "rmqha: error: --resume needs --out DIR: the campaign directory to finish\n"
     assert not (tmp_path / "rmqha-results").exists()
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_every_scenario_runs_from_the_command_line(scenario, tmp_path, capsys):
+    """A scenario in the registry is a scenario a user can run (classic's first campaign
+    was a KeyError traceback in the adapter description)."""
+    adapter = "pysyncobj" if scenario == "raft" else "reference"
+    code = main(["run", "--scenario", scenario, "--adapter", adapter, "--runs", "1", "--duration", "1000",
+                 "--no-spark", "--quiet", "--out", str(tmp_path / "r")])
+    assert code == 0, capsys.readouterr()
