@@ -135,9 +135,18 @@ def budgeted(command: str) -> str:
             if part.startswith(prefix + " ") or part == prefix:
                 if "--resume" not in part:  # a resumed campaign takes every setting from its manifest
                     part = f"{part} {extra}"
+                if prefix == "rmqha mutants" and "--mutant" not in part:
+                    part += f" --mutant {_first_mutant(part)}"  # one of them: each is shrunk when killed
                 break
         parts.append(part)
     return " && ".join(parts)
+
+
+def _first_mutant(command: str) -> str:
+    from conformance.scenarios.registry import get_scenario
+
+    words = shlex.split(command)
+    return get_scenario(words[words.index("--scenario") + 1]).mutants[0].name
 
 
 def fresh_copy(dest: Path) -> Path:
