@@ -11,6 +11,7 @@ import json
 import math
 import os
 import re
+import shlex
 import shutil
 import tempfile
 from pathlib import Path
@@ -136,8 +137,6 @@ def replay_command(script: Path, adapter: str, manifest: dict[str, Any]) -> str:
     ``--adapter`` is always explicit: ``rmqha replay`` starts no process a script names
     unless told to. An adapter that may name relative paths (``stdio:java -cp build
     Shim``) runs from the directory the campaign was started in."""
-    import shlex
-
     return _in_campaign_directory(f"rmqha replay {shlex.quote(str(script))} --adapter {shlex.quote(adapter)}",
                                   adapter, manifest)
 
@@ -151,8 +150,6 @@ _FLAGS = {"scenario": "--scenario", "adapters": "--adapter", "runs": "--runs", "
 def _flags(spec: dict[str, Any], **override: Any) -> list[str]:
     """``--flag value`` pairs of a campaign's settings (``override`` replaces some; None drops one).
     Settings this version does not know are shown as ``--name value`` in the same style."""
-    import shlex
-
     words = []
     for key, value in {**spec, **override}.items():
         if key == "campaign" or value is None or value is False:
@@ -188,8 +185,6 @@ def rerun_command(spec: dict[str, Any], adapter: str, seed: int, manifest: dict[
 
 
 def _in_campaign_directory(command: str, adapter: str, manifest: dict[str, Any]) -> str:
-    import shlex
-
     cwd = manifest.get("working_directory")
     if cwd and adapter.startswith(_PATH_ADAPTERS):
         return f"cd {shlex.quote(cwd)} && {command}"

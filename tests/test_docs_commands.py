@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from cli.main import build_parser
+from conformance.scenarios.registry import get_scenario
 
 pytestmark = pytest.mark.spark  # check and report start Spark
 
@@ -143,8 +144,6 @@ def budgeted(command: str) -> str:
 
 
 def _first_mutant(command: str) -> str:
-    from conformance.scenarios.registry import get_scenario
-
     words = shlex.split(command)
     return get_scenario(words[words.index("--scenario") + 1]).mutants[0].name
 
