@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters import codec, resolve
+from adapters import codec, resolve, transports
 from adapters.operations import OPERATIONS
 from adapters.transports import StdioAdapter
 from cli.main import main
@@ -101,6 +101,20 @@ def test_misbehaving_adapter_is_a_clear_error(mode, message):
     assert message in str(failure.value)
     assert failure.value.exchange and "sent" in failure.value.exchange
     a.close()
+
+
+def test_a_slow_start_is_not_a_hang(monkeypatch):
+    """The first answer waits for the process to start (an interpreter or a JVM on a busy
+    machine); every later request has the plain timeout, so a hang is still caught fast."""
+    monkeypatch.setattr(transports, "STARTUP_ALLOWANCE_S", 5.0)
+    command = f"sh -c 'sleep 1.5; exec {PY} {FIXTURES / 'misbehaving_adapter.py'} hang'"
+    a = StdioAdapter("stdio:slow", command, timeout_s=0.5)
+    try:
+        assert a.hello().implementation == "misbehaving-hang"
+        with pytest.raises(AdapterError, match=r"no answer within 0\.5 s \(killed\)"):
+            a.call("dledger.handle_vote", {k: codec.encode(v) for k, v in vote_args().items()})
+    finally:
+        a.close()
 
 
 def test_command_that_does_not_start():
