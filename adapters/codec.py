@@ -45,7 +45,7 @@ NAMESPACES = {
 }
 # the codec namespace of each node kind's messages, views and configs
 NODE_NAMESPACES = {"dledger": "dledger", "raft": "raft", "replica": "truncation", "broker": "broker",
-                   "controller": "controller"}
+                   "controller": "controller", "classic": "classic"}
 
 
 class Registry:

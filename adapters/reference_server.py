@@ -22,6 +22,7 @@ from adapters.operations import OPERATIONS, PROCEDURE_CALLS
 from adapters.protocol import BAD_REQUEST, INTERNAL, PROTOCOL, UNSUPPORTED, error, ok
 from reference import node_kinds
 from reference.broker_replica import ReplicaDurable
+from reference.classic_broker import ClassicDurable
 from reference.controller_broker import BrokerDurable
 from reference.dledger_node import DLedgerDurable, DLedgerNode
 from reference.mutants import MUTANTS
@@ -34,9 +35,10 @@ from spec.invariants.dledger import liveness_bound_ms
 from spec.raft.records import ClientCommand, RaftEntry, RaftView, raft_view
 
 from spec.broker.messages import BrokerNodeConfig
+from spec.classic.wire import ClassicNodeConfig
 from spec.controller.messages import ControllerNodeConfig
 
-for _cls in (DLedgerDurable, ReplicaDurable, BrokerDurable):
+for _cls in (DLedgerDurable, ReplicaDurable, BrokerDurable, ClassicDurable):
     attrs.resolve_types(_cls, globalns=vars(sys.modules[_cls.__module__]))
 
 # node kind -> (its creation config record or None, its durable state record)
@@ -44,6 +46,7 @@ NODE_RECORDS = {
     "replica": (None, ReplicaDurable),
     "broker": (BrokerNodeConfig, BrokerDurable),
     "controller": (ControllerNodeConfig, DLedgerDurable),
+    "classic": (ClassicNodeConfig, ClassicDurable),
 }
 
 class ReferenceServer:
@@ -143,12 +146,12 @@ class ReferenceServer:
 
     def _activate(self, handle: str, act) -> dict:
         node = self.nodes[handle]
-        before = node.version
+        before = getattr(node, "version", None)  # (a classic broker keeps no version: always re-observed)
         ready = act(node)
         return {
             "messages": [{"src": m.src, "dst": m.dst, "payload": codec.encode(m.payload)} for m in ready.messages],
             "persist": codec.encode(ready.persist) if ready.persist is not None else None,
-            "changed": node.version != before,
+            "changed": before is None or node.version != before,
             "next_deadline": node.next_deadline(),
         }
 

@@ -6,9 +6,9 @@ does the reference node, and every call becomes a protocol request. Randomness: 
 node is created with a seed drawn from the simulator's stream for that node, so a run
 stays reproducible as long as the implementation derives its randomness from it.
 
-Payloads: ``dledger``, ``replica`` and ``broker`` nodes speak rmqha's own records
-(``spec/dledger/records.py``, ``spec/truncation/messages.py``, ``spec/broker/messages.py``,
-``spec/controller/messages.py``; JSON by ``adapters.codec``), so the suite can read
+Payloads: ``dledger``, ``replica``, ``broker`` and ``classic`` nodes speak rmqha's own
+records (``spec/dledger/records.py``, ``spec/truncation/messages.py``, ``spec/broker/messages.py``,
+``spec/controller/messages.py``, ``spec/classic/wire.py``; JSON by ``adapters.codec``), so the suite can read
 every vote, handshake and controller call. A ``raft`` node speaks its own messages:
 rmqha only routes them, wrapped in an ``Envelope`` that keeps the implementation's JSON
 as text and its ``type`` for traces. A ``controller`` node speaks records to brokers and
@@ -30,6 +30,7 @@ from adapters.errors import AdapterError
 from adapters.transports import ProtocolAdapter
 from reference.node_api import Message, Ready
 from spec.broker.messages import BrokerNodeView
+from spec.classic.wire import ClassicView
 from spec.controller.messages import ControllerNodeView
 from spec.dledger.records import DLedgerView
 from spec.raft.records import RaftView
@@ -39,9 +40,9 @@ _EMPTY = Ready()
 
 # node kind -> the record its observation decodes to
 VIEWS: dict[str, type] = {"dledger": DLedgerView, "raft": RaftView, "replica": ReplicaView,
-                          "broker": BrokerNodeView, "controller": ControllerNodeView}
+                          "broker": BrokerNodeView, "controller": ControllerNodeView, "classic": ClassicView}
 # node kinds whose messages are rmqha records (a raft node's are opaque to rmqha)
-TYPED_MESSAGES = frozenset({"dledger", "replica", "broker", "controller"})
+TYPED_MESSAGES = frozenset({"dledger", "replica", "broker", "controller", "classic"})
 # node kinds that talk a protocol of their own to their peers: rmqha reads those messages
 # when they are its records and carries the rest unread (to anyone else: records only)
 OWN_PEER_PROTOCOL = frozenset({"controller"})

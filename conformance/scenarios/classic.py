@@ -278,10 +278,11 @@ class ClassicCluster(SimCluster):
             entry = pending.pop(r.start, None)
             if r.status is not PutMessageStatus.PUT_OK or r.start < 0:
                 continue
-            record = view.data[r.start - view.min_offset:r.end - view.min_offset]
+            # the record as the master wrote it (the cleaner may have deleted its file since)
+            record = entry[0] if entry is not None else view.data[r.start - view.min_offset:r.end - view.min_offset]
             self.acknowledged[r.msg_id] = (r.start, record)
             if waits:
-                held = entry is not None and entry[0] == record and entry[1]
+                held = entry is not None and entry[1]
                 self._record(inv.put_ok_held(node_id, r.start, record, held, excused_to >= r.end))
             if sync_flush:
                 self._record(inv.put_ok_flushed(node_id, r.end, view.flushed))
@@ -365,6 +366,7 @@ class ClassicCluster(SimCluster):
                 # what the master no longer has (deleted files) is judged against what masters wrote
                 seen = self._history_checked.get(slave.node_id)
                 pos = seen[1] if seen is not None and seen[0] is slave_node else slave.min_offset
+                pos = max(pos, slave.min_offset)  # (the cleaner may have deleted files since)
                 bad, pos = inv.unwritten_record(slave, pos, min(slave.max_offset, master.min_offset), self.written)
                 self._history_checked[slave.node_id] = (slave_node, pos)
                 if bad is not None:

@@ -8,7 +8,7 @@ rmqha's own (``reference``, ``mutant:NAME``):
   it is skipped with that reason, so no pass is credited to the implementation;
 * a test that does take it must not run rmqha's reference nodes in place of the
   implementation: every reference node built in this process during the test (DLedger,
-  broker replica, controller-mode broker, controller) is counted, and one of a role
+  broker replica, controller-mode broker, controller, classic broker) is counted, and one of a role
   the adapter gives to an implementation under test fails the test. (Roles the adapter
   leaves to the reference, as in ``--adapter broker=stdio:...``, may run it.) To judge
   the reference through the protocol, use ``stdio:rmqha serve-stdio``: it runs in its
@@ -26,6 +26,7 @@ import pytest
 
 from conformance.targets import ROLES, is_reference, split_roles
 from reference.broker_replica import BrokerReplica
+from reference.classic_broker import ClassicBroker
 from reference.controller_broker import ControllerModeBroker
 from reference.controller_node import ControllerNode
 from reference.dledger_node import DLedgerNode
@@ -37,6 +38,7 @@ REFERENCE_NODES = {
     BrokerReplica: ("broker",),
     ControllerModeBroker: ("broker",),
     ControllerNode: ("controller",),
+    ClassicBroker: ("broker",),
 }
 SELF_TEST = ("checks rmqha itself, not the implementation under test (it takes no --adapter): "
              "not run for a foreign --adapter")

@@ -61,7 +61,7 @@ def test_unnamed_roles_run_the_reference_and_the_target_says_who_runs_what():
     assert not targets["broker"].foreign and not targets["controller"].foreign
 
 
-@pytest.mark.parametrize("scenario", ["controller", "truncation", "dledger", "raft"])
+@pytest.mark.parametrize("scenario", ["controller", "truncation", "dledger", "raft", "classic"])
 def test_an_adapter_without_the_node_kind_is_not_applicable(scenario):
     with pytest.raises(NotApplicable, match=r"^not applicable: spec-handlers .* runs no \w+ nodes"):
         check_applicable(scenario, FOREIGN)
