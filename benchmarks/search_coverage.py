@@ -2,7 +2,8 @@
 
 Runs the same seeds of a scenario twice, in chunks as campaigns do: once sampling every
 run from its seed (``--no-search``), once with the search (conformance/search.py), and
-prints the distinct abstract states each reached (spec/raft/abstract.py: a node's state
+prints the distinct abstract states each reached (spec/raft/abstract.py for dledger and raft,
+spec/broker/abstract.py for controller: a node's state
 in its group's context, per step), per 1,000 runs and per CPU-second, with the ratio to
 the target (the search reaches at least 2x the states of sampling per 1,000 runs).
 
@@ -18,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from conformance.scenarios.registry import get_scenario  # noqa: E402
 from conformance.search import reached  # noqa: E402
 from conformance.spark_campaign import CampaignSpec, plan_chunks, run_chunk  # noqa: E402
 
@@ -30,7 +32,7 @@ def load() -> str:
 
 def campaign(search: bool, args) -> tuple[set[str], float, float, list[int]]:
     spec = CampaignSpec("bench", args.scenario, (args.adapter,), runs=args.runs, chunk_size=args.chunk_size,
-                        group_sizes=(3, 4, 5), search=search)
+                        group_sizes=get_scenario(args.scenario).group_sizes, search=search)
     states: set[str] = set()
     growth = []
     wall, cpu = time.perf_counter(), time.process_time()
@@ -48,7 +50,8 @@ def main() -> int:
     ap.add_argument("--scenario", default="dledger")
     ap.add_argument("--adapter", default="reference")
     args = ap.parse_args()
-    print(f"{args.scenario} on {args.adapter}: {args.runs} runs in chunks of {args.chunk_size}, group sizes 3/4/5, "
+    print(f"{args.scenario} on {args.adapter}: {args.runs} runs in chunks of {args.chunk_size}, group sizes "
+          f"{'/'.join(map(str, get_scenario(args.scenario).group_sizes))}, "
           f"every fault mix; {load()}")
     print(f"{'campaign':10s} {'states':>7s} {'per 1k runs':>11s} {'cpu s':>7s} {'states/cpu s':>12s} "
           f"{'at 25%':>7s} {'at 50%':>7s} {'at 75%':>7s}")

@@ -27,6 +27,7 @@ import attrs
 
 from conformance.errors import UserError
 from results.runresult import Metric
+from results.schema import ABSTRACT_STATE
 from conformance.inputs import MAX_INT, MIN_INT, whole_number
 from conformance.script import MAX_STEP_MS, Script, Step
 from reference.simulator import NetConfig, SimulationError, Simulator, trace_to_jsonl
@@ -132,6 +133,24 @@ class SimCluster:
 
     def violate(self, violation) -> None:
         self.violations.append(Recorded(self.current_step, self.sim.now, violation))
+
+    def note_abstract_state(self, state: str | None) -> None:
+        """Count an abstract state a step reached (the search's coverage: conformance/search.py)."""
+        if state is not None:
+            self.coverage[(ABSTRACT_STATE, state)] += 1
+
+    def network_condition(self) -> str:
+        """The network as abstract states see it: ``cut`` (a partition or a blocked link),
+        ``lossy`` (loss or duplication) or ``clean``."""
+        sim = self.sim
+        return "cut" if sim.blocked else ("lossy" if sim.net.drop or sim.net.duplicate else "clean")
+
+    @staticmethod
+    def event_kind(incoming) -> str:
+        """What a step handled, for abstract states: a message kind, or ``tick``."""
+        if incoming is None:
+            return "tick"
+        return getattr(incoming.payload, "message_kind", type(incoming.payload).__name__)
 
     def harvest_coverage(self, node_id: str) -> None:
         """Fold a node's spec-outcome counters into the run's (before it is lost)."""

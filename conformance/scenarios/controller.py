@@ -43,6 +43,7 @@ from conformance.scenarios.base import MAX_MESSAGE_SIZE, MAX_WRITE_BURST, Expect
 from conformance.script import Script, Step
 from conformance.targets import ScenarioTargets, resolve_targets
 from results.runresult import Metric, RunConfig
+from spec.broker.abstract import step_state as broker_step_state
 from spec.broker.confirm_offset import ConfirmOutcome
 from spec.broker.messages import MAX_ELECTION_PRIORITY, BrokerNodeConfig, Produce, ProduceResult
 from spec.broker.records import DEFAULT_HA_CONFIG, PutMessageStatus
@@ -208,6 +209,7 @@ class ControllerCluster(SimCluster):
                             self.acknowledged.add(m.payload.msg_id)
                 self._observe_broker(node_id, view)
         self._judge_new_master_log()
+        self._note_abstract_state(node_id, incoming)
         if self.full_check:  # the oracle: every other node too (time-driven checks keep their own clock)
             for other in self.peers:
                 v = self.views[other]
@@ -216,6 +218,16 @@ class ControllerCluster(SimCluster):
                         self._observe_controller(other, v, judge_time=False, decisions=False)
                     else:
                         self._observe_broker(other, v)
+
+    def _note_abstract_state(self, node_id: str, incoming) -> None:
+        """Count the abstract state of the broker set a step reached (spec/broker/abstract.py),
+        judged by the first active controller's metadata."""
+        active = [v for v in (self.views[c] for c in self.controllers) if v is not None and v.active]
+        known = active[0].metadata.known(BROKER_NAME) if active else None
+        sync = known.sync_state if known is not None else None
+        brokers = {b: self.views[b] for b in self.brokers}
+        self.note_abstract_state(broker_step_state(node_id, self.event_kind(incoming), brokers, sync, len(active),
+                                                   self.network_condition()))
 
     def _observe_controller(self, node_id: str, view, judge_time: bool = True, decisions: bool = True) -> None:
         config = self.controller_config
@@ -652,3 +664,38 @@ def generate_controller_script(config: RunConfig, fault_mixes: dict) -> Script:
 
 def build_controller(script: Script, adapter: str, record_trace: bool = True):
     return ControllerCluster(script, resolve_targets("controller", adapter, script.profile), record_trace)
+
+
+# the steps every generated script ends with (heal, restart all, a master, a write read back)
+_CONTROLLER_SUFFIX = 7
+
+
+def mutate_controller_script(script: Script, config: RunConfig, rng: random.Random, fault_mixes: dict) -> Script:
+    """A neighbour of ``script`` for the search (conformance/search.py): one to three edits
+    of its fault phase (splice in a window of the fault phase of another seed's script of
+    the same settings, drop a step, stretch or shorten a wait, repeat a window); the
+    opening (a master, a first write) and the healing suffix stay."""
+    steps = list(script.steps)
+    head, phase, suffix = steps[:3], steps[3:-_CONTROLLER_SUFFIX], steps[-_CONTROLLER_SUFFIX:]
+    for _ in range(rng.randint(1, 3)):
+        op = rng.choice(("splice", "splice", "extend", "drop", "stretch", "repeat"))
+        if op in ("splice", "extend"):
+            donor = generate_controller_script(attrs.evolve(config, seed=rng.randrange(1 << 31), origin=()),
+                                               fault_mixes).steps[3:-_CONTROLLER_SUFFIX]
+            if donor:
+                start = rng.randrange(len(donor))
+                at = rng.randint(0, len(phase)) if op == "splice" else len(phase)
+                phase[at:at] = donor[start:start + rng.randint(2, 8)]
+        elif op == "drop" and phase:
+            del phase[rng.randrange(len(phase))]
+        elif op == "stretch":
+            waits = [i for i, s in enumerate(phase) if s.op == "run"]
+            if waits:
+                i = rng.choice(waits)
+                ms = max(10, int(int(phase[i].args[0]) * rng.choice((0.25, 0.5, 2.0, 4.0))))
+                phase[i] = Step("run", (str(min(ms, 60_000)),))
+        elif op == "repeat" and phase:
+            start = rng.randrange(len(phase))
+            window = phase[start:start + rng.randint(1, 6)]
+            phase[start:start] = window
+    return script.with_steps(head + phase + suffix)

@@ -24,7 +24,6 @@ import random
 from conformance.errors import UserError
 from conformance.faults import FAULT_MIXES, check_fault_mixes
 from conformance.scenarios.base import ExpectationFailed, RunSummary, SimCluster
-from results.schema import ABSTRACT_STATE
 from conformance.script import Script, Step
 from conformance.targets import DLedgerTarget, dledger_target
 from reference.simulator import Simulator
@@ -168,12 +167,8 @@ class DLedgerCluster(SimCluster):
 
     def _note_abstract_state(self, node_id: str, incoming) -> None:
         """Count the abstract state a node's step reached (spec/raft/abstract.py)."""
-        sim = self.sim
-        network = "cut" if sim.blocked else ("lossy" if sim.net.drop or sim.net.duplicate else "clean")
-        event = "tick" if incoming is None else getattr(incoming.payload, "message_kind", type(incoming.payload).__name__)
-        state = step_state(node_id, event, [self._last_views.get(n) for n in self.peers], network)
-        if state is not None:
-            self.coverage[(ABSTRACT_STATE, state)] += 1
+        self.note_abstract_state(step_state(node_id, self.event_kind(incoming),
+                                            [self._last_views.get(n) for n in self.peers], self.network_condition()))
 
     def judge(self, view: DLedgerView, incoming, ready) -> None:
         """Check every invariant on a fresh observation, then remember it."""

@@ -17,7 +17,12 @@ import attrs
 from conformance.errors import UserError
 from conformance.faults import FAULT_MIXES
 from conformance.scenarios.classic import build_classic, classic_outcomes, generate_classic_script
-from conformance.scenarios.controller import build_controller, controller_outcomes, generate_controller_script
+from conformance.scenarios.controller import (
+    build_controller,
+    controller_outcomes,
+    generate_controller_script,
+    mutate_controller_script,
+)
 from conformance.scenarios.dledger import build_dledger, dledger_outcomes, generate_dledger_script, mutate_dledger_script
 from conformance.scenarios.raft import build_raft, generate_raft_script
 from conformance.scenarios.truncation import build_truncation, generate_truncation_script, truncation_outcomes
@@ -35,6 +40,7 @@ from spec.invariants import dledger as dledger_inv
 from spec.invariants import raft as raft_inv
 from spec.invariants import truncation as truncation_inv
 from spec.mutants import MutantInfo
+from spec.broker.abstract import every_broker_state
 from spec.raft.abstract import every_node_state
 from spec.truncation import variants as truncation_variants
 
@@ -115,6 +121,8 @@ SCENARIOS: dict[str, Scenario] = {
         mutants=tuple(controller_mutants.MUTANTS.values()),
         group_sizes=(3, 2),
         profiles=tuple(sorted(CONTROLLER_PROFILES, reverse=True)),
+        mutate=lambda script, rng, config: mutate_controller_script(script, config, rng, FAULT_MIXES),
+        abstract_universe=every_broker_state(),
     ),
     "classic": Scenario(
         name="classic",

@@ -1,0 +1,129 @@
+"""Does the default ``rmqha check`` catch every slip of an independent implementation?
+
+tests/fixtures/js/dledger_node.js is a DLedger node written in JavaScript from the
+protocol's semantics, with plausible single slips (``--slip NAME``: the kind a port makes
+in vote counting, log appends, truncation, the commit watermark, durability or the
+lease). For the correct node and each slip, this runs the default check's campaign
+(``rmqha check``'s settings: its runs, seeds, group sizes, fault mixes and search) in its
+order, stops at the first failing run (the campaign's verdict is then *not conformant*
+whatever the later runs say), and shrinks that failure with the default budget. Prints,
+per slip, the run that caught it and the property, the CPU seconds to get there (this
+process's and the implementation's), and the shrink's time against the target (median <=
+5 s per CPU-second), with the machine's load.
+
+    python benchmarks/slips.py [--slip NAME ...] [--runs 200]
+
+Needs ``node`` on the PATH. A slip not caught in ``--runs`` runs is a MISS.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from cli.commands import run as run_command  # noqa: E402
+from cli.main import build_parser  # noqa: E402
+from conformance.campaign import DEFAULT_SHRINK, run_one, shrink_result  # noqa: E402
+from conformance.scenarios.registry import get_scenario  # noqa: E402
+from conformance.search import searched  # noqa: E402
+from conformance.spark_campaign import chunk_configs, plan_chunks  # noqa: E402
+
+NODE = ROOT / "tests" / "fixtures" / "js" / "dledger_node.js"
+TARGET_SHRINK_MEDIAN_S = 5.0
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished children (the implementation's
+    processes: a stdio adapter's node is reaped when its run ends)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def load() -> str:
+    return "load average %.2f %.2f %.2f" % os.getloadavg()
+
+
+def slips() -> list[str]:
+    """The slips the fixture declares (its SLIPS table)."""
+    return re.findall(r"^\s+'([a-z0-9-]+)': '", NODE.read_text(), re.M)
+
+
+def first_failure(adapter: str, runs: int):
+    """(runs taken, the first failing result or None, CPU seconds) over the default
+    check's campaign, in its order."""
+    args = build_parser().parse_args(["check", "--adapter", adapter, "--runs", str(runs)])
+    spec = run_command.campaign_spec_from(args)
+    scenario = get_scenario(spec.scenario)
+    cpu = cpu_seconds()
+    taken = 0
+    for chunk in plan_chunks(spec):
+        configs = chunk_configs(spec, chunk)
+        results = searched(configs, run_one, scenario.mutate is not None) if spec.search else map(run_one, configs)
+        for result in results:
+            taken += 1
+            if result.verdict == "error":
+                raise SystemExit(f"{adapter}: run {result.config.seed} errored: {result.error}")
+            if result.first_violation is not None:
+                return taken, result, cpu_seconds() - cpu
+    return taken, None, cpu_seconds() - cpu
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--slip", action="append", default=None, help="slips to try (default: every one, and the correct node)")
+    ap.add_argument("--runs", type=int, default=run_command.DEFAULTS["runs"], help="the campaign's runs (default: check's)")
+    ap.add_argument("--scripts", type=Path, default=None,
+                    help="write each slip's shrunk counterexample there as SLIP.rmqha (default: none written)")
+    args = ap.parse_args()
+    if shutil.which("node") is None:
+        print("node is not installed: nothing to measure", file=sys.stderr)
+        return 2
+    names = args.slip or [""] + slips()
+    print(f"default check campaign ({args.runs} runs) against {NODE.relative_to(ROOT)}; {load()}")
+    print(f"{'slip':26s} {'caught by':44s} {'run':>5s} {'cpu s':>7s} {'shrink cpu s':>12s} {'wall s':>7s} {'steps':>12s}")
+    shrinks, walls, missed = [], [], []
+    for name in names:
+        adapter = f"stdio:node {NODE}" + (f" --slip {name}" if name else "")
+        taken, failure, cpu = first_failure(adapter, args.runs)
+        label = name or "(correct node)"
+        if failure is None:
+            verdict = "passed every run" if not name else "MISS: passed every run"
+            if name:
+                missed.append(name)
+            print(f"{label:26s} {verdict:44s} {taken:5d} {cpu:7.1f}", flush=True)
+            continue
+        started, wall = cpu_seconds(), time.perf_counter()
+        cx = shrink_result(failure, DEFAULT_SHRINK, (failure.first_violation,))
+        shrink_cpu, wall = cpu_seconds() - started, time.perf_counter() - wall
+        steps = f"{cx[0].original_steps} -> {cx[0].shrunk_steps}" if cx else "-"
+        if cx and args.scripts is not None and name:
+            args.scripts.mkdir(parents=True, exist_ok=True)
+            (args.scripts / f"{name}.rmqha").write_text(cx[0].script)
+        if name:
+            shrinks.append(shrink_cpu)
+            walls.append(wall)
+        else:
+            missed.append("(the correct node failed)")
+        print(f"{label:26s} {failure.first_violation[:44]:44s} {taken:5d} {cpu:7.1f} {shrink_cpu:12.2f} {wall:7.1f} {steps:>12s}",
+              flush=True)
+    if shrinks:
+        med = statistics.median(shrinks)
+        print(f"shrink: median {med:.2f} CPU s (this process and the implementation's), max {max(shrinks):.2f}; "
+              f"median {statistics.median(walls):.1f} s wall; target median <= {TARGET_SHRINK_MEDIAN_S:g} s per CPU-second: "
+              f"{med / TARGET_SHRINK_MEDIAN_S:.2f}x of it, {'ok' if med <= TARGET_SHRINK_MEDIAN_S else 'MISS'}")
+    print(f"caught {len(shrinks)} of {len([n for n in names if n])} slips; "
+          f"{'every slip caught' if not missed else 'MISS: ' + ', '.join(missed)}; {load()}")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
