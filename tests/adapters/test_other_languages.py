@@ -20,9 +20,10 @@ from conformance.differential import compare
 from conformance.strategies import ARGUMENTS
 from spec.dledger.member_state import MemberView
 from spec.dledger.records import HeartBeatRequest
+from tests.budgets import share
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
-FEW = settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+FEW = share(2.5, suppress_health_check=[HealthCheck.too_slow])  # 150 examples under the ci profile
 
 
 def agrees_everywhere(adapter, operation):

@@ -5,10 +5,11 @@ from hypothesis import Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from conformance.stateful import controller_machine_for
+from tests.budgets import share
 from tests.conformance.conftest import require_scenario
 
-BOUNDED = settings(max_examples=12, stateful_step_count=20, deadline=None)
-HUNT = settings(BOUNDED, report_multiple_bugs=False, max_examples=25, stateful_step_count=12,
+BOUNDED = share(0.2, stateful_step_count=20, deadline=None)  # 12 examples under the ci profile
+HUNT = share(25 / 60, BOUNDED, report_multiple_bugs=False, stateful_step_count=12,
                 phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink])
 
 

@@ -4,12 +4,13 @@ from hypothesis import Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from conformance.stateful import machine_for
+from tests.budgets import share
 from tests.conformance.conftest import require_nodes
 
-BOUNDED = settings(max_examples=50, stateful_step_count=40, deadline=None)
+BOUNDED = share(50 / 60, stateful_step_count=40, deadline=None)  # 50 examples under the ci profile
 # a mutant fails on most examples: stop at the first bug and keep the shrink short
-HUNT = settings(BOUNDED, report_multiple_bugs=False, max_examples=15, stateful_step_count=10,
-               phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink])
+HUNT = share(0.25, BOUNDED, report_multiple_bugs=False, stateful_step_count=10,
+             phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink])
 
 
 @pytest.mark.parametrize("profile", ["dledger-0.4", "dledger-0.2"])

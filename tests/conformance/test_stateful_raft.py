@@ -10,9 +10,10 @@ from hypothesis import Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from conformance.stateful import machine_for
+from tests.budgets import share
 from tests.conformance.conftest import require_nodes
 
-BOUNDED = settings(max_examples=25, stateful_step_count=30, deadline=None)
+BOUNDED = share(25 / 60, stateful_step_count=30, deadline=None)  # 25 examples under the ci profile
 
 
 def test_raft_group_keeps_every_invariant(adapter, implementation, node_kinds):
@@ -21,7 +22,7 @@ def test_raft_group_keeps_every_invariant(adapter, implementation, node_kinds):
 
 
 def test_stateful_raft_search_kills_a_double_vote():
-    hunt = settings(BOUNDED, report_multiple_bugs=False, max_examples=15, stateful_step_count=10,
-                    phases=[Phase.generate])
+    hunt = share(0.25, BOUNDED, report_multiple_bugs=False, stateful_step_count=10,
+                 phases=[Phase.generate])
     with pytest.raises(AssertionError, match="election-safety|one-vote-per-term"):
         run_state_machine_as_test(machine_for("mutant:double-vote", "raft", "raft"), settings=hunt)
