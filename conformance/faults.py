@@ -5,7 +5,7 @@ scenario's generator draws its faults from the mix of its run.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from conformance.errors import UserError
 
@@ -21,8 +21,14 @@ FAULT_MIXES: dict[str, tuple[str, ...]] = {
 DEFAULT_FAULT_MIXES: tuple[str, ...] = ("mixed", "crash", "partition", "lossy", "none")
 
 
+def faults_of(mix: str, mixes: Mapping[str, tuple[str, ...]] = FAULT_MIXES) -> tuple[str, ...]:
+    """The nemeses of ``mix``; an unknown mix is one line naming the known ones."""
+    if mix not in mixes:
+        raise UserError(f"unknown fault mix {mix!r} (known: {', '.join(mixes)})")
+    return mixes[mix]
+
+
 def check_fault_mixes(mixes: Iterable[str]) -> None:
     """Refuse an unknown fault mix with one line naming the known ones."""
     for mix in mixes:
-        if mix not in FAULT_MIXES:
-            raise UserError(f"unknown fault mix {mix!r} (known: {', '.join(FAULT_MIXES)})")
+        faults_of(mix)

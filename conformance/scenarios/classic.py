@@ -39,6 +39,7 @@ import random
 import attrs
 
 from conformance.errors import UserError
+from conformance.faults import faults_of
 from conformance.inputs import whole_number
 from conformance.scenarios.base import MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
@@ -589,13 +590,11 @@ def generate_classic_script(config: RunConfig, fault_mixes: dict) -> Script:
     faults of the mix (crashes with flush loss, wipes, partitions, lossy links), the
     operator's failovers and the commitlog cleaner; then every fault ends and the
     group must settle (connections hold, slaves catch up)."""
-    if config.fault_mix not in fault_mixes:
-        raise UserError(f"unknown fault mix {config.fault_mix!r} (known: {', '.join(fault_mixes)})")
+    faults = faults_of(config.fault_mix, fault_mixes)
     if config.group_size not in (2, 3):
         raise UserError(f"the classic scenario has 2 or 3 brokers, not {config.group_size}")
     rng = random.Random(f"{config.seed}:plan")
     nodes = tuple(f"b{i}" for i in range(1, config.group_size + 1))
-    faults = fault_mixes[config.fault_mix]
     options = [("mode", "sync" if rng.random() < 0.7 else "async"),
                ("flush", "sync" if rng.random() < 0.3 else "async")]
     if config.profile == "rocketmq-5.0":

@@ -38,6 +38,7 @@ import random
 import attrs
 
 from conformance.errors import UserError
+from conformance.faults import faults_of
 from conformance.inputs import whole_number
 from conformance.scenarios.base import MAX_MESSAGE_SIZE, MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
@@ -506,14 +507,12 @@ def generate_controller_script(config: RunConfig, fault_mixes: dict) -> Script:
     """3 controllers and 2 or 3 brokers; writes, consumes, and faults of the mix on both
     tiers (broker crashes with flush loss, controller leader crashes, partitions between
     brokers, between brokers and controllers, inside the controller group)."""
-    if config.fault_mix not in fault_mixes:
-        raise UserError(f"unknown fault mix {config.fault_mix!r} (known: {', '.join(fault_mixes)})")
+    faults = faults_of(config.fault_mix, fault_mixes)
     if config.group_size not in (2, 3):
         raise UserError(f"the controller scenario has 2 or 3 brokers, not {config.group_size}")
     rng = random.Random(f"{config.seed}:plan")
     brokers = tuple(f"b{i}" for i in range(1, config.group_size + 1))
     nodes = CONTROLLERS + brokers
-    faults = fault_mixes[config.fault_mix]
     options = [("acks", "all" if rng.random() < 0.5 else "default")]
     if config.group_size == 3 and rng.random() < 0.25:
         options.append(("learner", "b3"))

@@ -23,6 +23,7 @@ import random
 import attrs
 
 from conformance.errors import UserError
+from conformance.faults import faults_of
 from conformance.inputs import whole_number
 from conformance.scenarios.base import MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
@@ -196,13 +197,11 @@ def truncation_outcomes() -> dict[str, tuple[str, ...]]:
 
 def generate_truncation_script(config: RunConfig, fault_mixes: dict) -> Script:
     """Failovers between 2 or 3 replicas, writes, crashes with flush loss, restarts."""
-    if config.fault_mix not in fault_mixes:
-        raise UserError(f"unknown fault mix {config.fault_mix!r} (known: {', '.join(fault_mixes)})")
+    faults = faults_of(config.fault_mix, fault_mixes)
     if config.group_size not in (2, 3):
         raise UserError(f"the truncation scenario has 2 or 3 replicas, not {config.group_size}")
     rng = random.Random(f"{config.seed}:plan")
     nodes = tuple(f"r{i}" for i in range(1, config.group_size + 1))
-    faults = fault_mixes[config.fault_mix]
     steps: list[Step] = [Step("run", ("50",)), Step("failover", (rng.choice(nodes),))]
     down: set[str] = set()
     elapsed = 0
