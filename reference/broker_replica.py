@@ -24,7 +24,7 @@ from typing import Any
 
 import attrs
 
-from reference.node_api import Message, Ready
+from reference.node_api import Message, Outbox, Ready
 from spec.broker.confirm_offset import ConfirmOutcome, compute_master_confirm_offset
 from spec.truncation.algebra import REFERENCE, Variant
 from spec.truncation.epoch_file import EpochFile
@@ -71,7 +71,7 @@ class ReplicaDurable:
     epoch_file: EpochFile
 
 
-class BrokerReplica:
+class BrokerReplica(Outbox):
     def __init__(self, node_id: str, peers: tuple[str, ...], durable: ReplicaDurable | None = None, now: int = 0,
                  variant: Variant = REFERENCE):
         self.node_id = node_id
@@ -120,18 +120,6 @@ class BrokerReplica:
         return {"role": self.role.value, "epoch": self.epoch, "max": self.max_offset, "flushed": self.flushed,
                 "epochs": [[e.epoch, e.start_offset] for e in self.epoch_file.entries],
                 "state": self.slave_state.value if self.slave_state else None}
-
-    def _send(self, dst: str, payload) -> None:
-        self._out.append(Message(self.node_id, dst, payload))
-
-    def _ready(self) -> Ready:
-        out = tuple(self._out)
-        self._out.clear()
-        persist = None
-        if self._dirty:
-            self._dirty = False
-            persist = self.durable()
-        return Ready(out, persist)
 
     def _changed(self, persist: bool = False) -> None:
         self.version += 1

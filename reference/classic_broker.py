@@ -35,7 +35,7 @@ from collections import Counter
 
 import attrs
 
-from reference.node_api import Message, Ready
+from reference.node_api import Message, Outbox, Ready
 from spec.classic.commitlog import (
     MESSAGE_MAGIC_CODE, DataOutcome, PlaceOutcome, blank_record, commit_log_data, encode_record,
 )
@@ -127,7 +127,7 @@ class SlaveClient:
         self.next_round = now
 
 
-class ClassicBroker:
+class ClassicBroker(Outbox):
     def __init__(self, node_id: str, setup: ClassicNodeConfig, durable: ClassicDurable | None = None,
                  now: int = 0, draw=None, rules: ClassicRules = DEFAULT_CLASSIC_RULES):
         self.node_id = node_id
@@ -196,18 +196,6 @@ class ClassicBroker:
         return ClassicDurable(self.min_offset, bytes(self.log[:self.flushed - self.min_offset]))
 
     # ------------------------------------------------------------------ plumbing
-
-    def _send(self, dst: str, payload) -> None:
-        self._out.append(Message(self.node_id, dst, payload))
-
-    def _ready(self) -> Ready:
-        out = tuple(self._out)
-        self._out.clear()
-        persist = None
-        if self._dirty:
-            self._dirty = False
-            persist = self.durable()
-        return Ready(out, persist)
 
     def _stream_send(self, stream: _Stream, conn: str, payload) -> None:
         self._send(stream.peer, HAStream(conn, stream.send_seq, payload))

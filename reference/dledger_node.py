@@ -18,11 +18,10 @@ starts afresh after a restart.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 import attrs
 
-from reference.node_api import Draw, Message, Ready
+from reference.node_api import Draw, Message, Outbox, Ready
 from reference.procedures import REFERENCE_PROCEDURES, DLedgerProcedures
 from spec.dledger import effects as fx
 from spec.dledger.candidate import (
@@ -123,7 +122,7 @@ class _HeartbeatRound:
         self.answered_by: set[str] = set()
 
 
-class DLedgerNode:
+class DLedgerNode(Outbox):
     summary_follows_version = True  # every change of summary() bumps version (the simulator relies on it)
 
     def __init__(
@@ -292,18 +291,6 @@ class DLedgerNode:
         return self._commit_push_due(peer) if d.state is DispatcherState.APPEND else None
 
     # ------------------------------------------------------------------ plumbing
-
-    def _ready(self) -> Ready:
-        out = tuple(self._out)
-        self._out.clear()
-        persist = None
-        if self._dirty:
-            self._dirty = False
-            persist = self.durable()
-        return Ready(out, persist) if (out or persist is not None) else _EMPTY
-
-    def _send(self, dst: str, payload: Any) -> None:
-        self._out.append(Message(self.node_id, dst, payload))
 
     def _cover(self, procedure: str, outcome: str) -> None:
         self.coverage[(procedure, outcome)] += 1
@@ -619,9 +606,6 @@ class DLedgerNode:
             self._last_commit_push[peer] = now
         self._outstanding[peer] = (request, now)
         self._send(peer, request)
-
-
-_EMPTY = Ready()
 
 
 def _passed(instant: int, now: int, tick: bool) -> bool:

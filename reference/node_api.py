@@ -58,6 +58,30 @@ class Ready:
 NOTHING = Ready()
 
 
+class Outbox:
+    """What a node sends and whether its durable state changed, handed over as one
+    :class:`Ready` (the contract: the complete durable state, persisted before sending).
+    A node sets ``_out = []`` and ``_dirty = False`` and defines ``durable()``."""
+
+    node_id: str
+    _out: list[Message]
+    _dirty: bool
+
+    def durable(self) -> Any: ...
+
+    def _send(self, dst: str, payload: Any) -> None:
+        self._out.append(Message(self.node_id, dst, payload))
+
+    def _ready(self) -> Ready:
+        out = tuple(self._out)
+        self._out.clear()
+        persist = None
+        if self._dirty:
+            self._dirty = False
+            persist = self.durable()
+        return Ready(out, persist) if (out or persist is not None) else NOTHING
+
+
 class Node(Protocol):
     node_id: str
 
