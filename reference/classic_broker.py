@@ -365,9 +365,7 @@ class ClassicBroker(Outbox):
         self._send("client", result)
 
     def _on_clean_files(self, src: str, clean: CleanFiles, now: int) -> None:
-        size = self.rules.file_size
-        last = self.max_offset - self.max_offset % size
-        keep_from = max(self.min_offset, last - (max(clean.keep, 1) - 1) * size)
+        keep_from = self.rules.clean_files_keep_from(self.min_offset, self.max_offset, clean.keep, self.rules.file_size)
         if keep_from > self.min_offset:
             cut = keep_from - self.min_offset
             del self.log[:cut]

@@ -38,6 +38,12 @@ def file_start(offset: int, file_size: int) -> int:
     return offset - offset % file_size
 
 
+def clean_files_keep_from(min_offset: int, max_offset: int, keep: int, file_size: int) -> int:
+    """Where the log starts after the cleaner deletes every file but the last ``keep``
+    (at least one: the file being written)."""
+    return max(min_offset, file_start(max_offset, file_size) - (max(keep, 1) - 1) * file_size)
+
+
 # ---------------------------------------------------------------- placement
 
 

@@ -24,6 +24,7 @@ class ClassicRules:
     flush_commit_log: Callable = commitlog.flush_commit_log
     async_flush_round: Callable = commitlog.async_flush_round
     recovered_end: Callable = commitlog.recovered_end
+    clean_files_keep_from: Callable = commitlog.clean_files_keep_from
     # the master's write path
     submit_flush_request: Callable = write.submit_flush_request
     group_commit_status: Callable = write.group_commit_status

@@ -88,6 +88,18 @@ def _log(*sizes, file_size=1024):
     return data
 
 
+@pytest.mark.parametrize("case,min_offset,max_offset,keep,keep_from", [
+    ("keeps the last two files", 0, 2500, 2, 1024),
+    ("keeps only the file being written", 0, 2500, 1, 2048),
+    ("keep 0 still keeps the file being written", 0, 2500, 0, 2048),
+    ("max at a file boundary: that empty file counts", 0, 2048, 2, 1024),
+    ("nothing older than the log", 1024, 2500, 5, 1024),
+    ("an empty log", 0, 0, 1, 0),
+])
+def test_clean_files_keep_from(case, min_offset, max_offset, keep, keep_from):
+    assert cl.clean_files_keep_from(min_offset, max_offset, keep, 1024) == keep_from
+
+
 def test_recovered_end_drops_a_torn_record_and_keeps_blank_records():
     data = _log(400, 400, 400)  # the third opens file 2 after a blank record
     assert len(data) == 1024 + 400
