@@ -73,6 +73,29 @@ class ScenarioMachine(RuleBasedStateMachine):
         self._do("net", *(self.lossy_net if lossy else ("default",)))
         self._then_wait(ms)
 
+    @rule(data=st.data(), ms=WAITS)
+    def restart(self, data, ms):
+        down = self._down()
+        if down:
+            self._do("restart", data.draw(st.sampled_from(down), label="node"))
+        self._then_wait(ms)
+
+    @rule(data=st.data(), ms=WAITS)
+    def block(self, data, ms):
+        a, b = data.draw(st.lists(st.sampled_from(self.nodes), min_size=2, max_size=2, unique=True), label="link")
+        self._do("block", a, b)
+        self._then_wait(ms)
+
+    def _settle(self, *steps: tuple[str, ...]) -> bool:
+        """The teardown: every fault ends (``steps``), then no invariant may be violated.
+        False (nothing done) when the run is failing already."""
+        if self.cluster is None or self.cluster.violations:
+            return False
+        for step in steps:
+            self._do(*step)
+        self.no_violation()
+        return True
+
     @invariant()
     def no_violation(self):
         if self.cluster is not None and self.cluster.violations:
@@ -90,13 +113,6 @@ class DLedgerMachine(ScenarioMachine):
     def start(self, seed):
         self.script = Script(self.scenario, self.nodes, seed, self.profile, self.adapter, start_spread_ms=1000)
         self.cluster = get_scenario(self.scenario).build(self.script, self.adapter, record_trace=False)
-
-    @rule(data=st.data(), ms=WAITS)
-    def restart(self, data, ms):
-        down = self._down()
-        if down:
-            self._do("restart", data.draw(st.sampled_from(down), label="node"))
-        self._then_wait(ms)
 
     @rule(side=st.lists(st.sampled_from(NODES), min_size=1, max_size=2, unique=True), ms=WAITS)
     def partition(self, side, ms):
@@ -199,12 +215,6 @@ class ControllerMachine(ScenarioMachine):
         self._do("partition", *side)
         self._then_wait(ms)
 
-    @rule(data=st.data(), ms=WAITS)
-    def block(self, data, ms):
-        a, b = data.draw(st.lists(st.sampled_from(self.nodes), min_size=2, max_size=2, unique=True), label="link")
-        self._do("block", a, b)
-        self._then_wait(ms)
-
     @rule(data=st.data(), switches=st.integers(1, 3), gap=st.sampled_from((300, 800)))
     def switch_master(self, data, switches, gap):
         """An operator moves the master, maybe while one broker hears the controllers late."""
@@ -221,14 +231,10 @@ class ControllerMachine(ScenarioMachine):
                 self._do("slow", c, slowed, "off")
 
     def teardown(self):
-        if self.cluster is None or self.cluster.violations:
-            return  # already failing: no need to judge liveness
         # every fault ends: a master must emerge, take writes and serve them
-        for step in (("heal",), ("net", "default"), ("restart-all",), ("await-master", "60000"),
-                     ("write", "2"), ("run", "5000"), ("consume",)):
-            self._do(*step)
-        self.no_violation()
-        if self.cluster.current_master() is None:
+        settled = self._settle(("heal",), ("net", "default"), ("restart-all",), ("await-master", "60000"),
+                               ("write", "2"), ("run", "5000"), ("consume",))
+        if settled and self.cluster.current_master() is None:
             self._fail("no master within 60 s after every fault ended")
 
 
@@ -298,10 +304,7 @@ class TruncationMachine(ScenarioMachine):
 
     @rule(data=st.data(), ms=SHORT_WAITS)
     def restart(self, data, ms):
-        down = self._down()
-        if down:
-            self._do("restart", data.draw(st.sampled_from(down), label="node"))
-        self._then_wait(ms)
+        ScenarioMachine.restart(self, data, ms)
 
     @rule(data=st.data(), ms=SHORT_WAITS)
     def partition(self, data, ms):
@@ -311,18 +314,12 @@ class TruncationMachine(ScenarioMachine):
 
     @rule(data=st.data(), ms=SHORT_WAITS)
     def block(self, data, ms):
-        a, b = data.draw(st.lists(st.sampled_from(self.nodes), min_size=2, max_size=2, unique=True), label="link")
-        self._do("block", a, b)
-        self._then_wait(ms)
+        ScenarioMachine.block(self, data, ms)
 
     def teardown(self):
-        if self.cluster is None or self.cluster.violations:
-            return  # already failing
         # every fault ends; a last failover must bring every replica to the master's data
-        for step in (("heal",), ("net", "default"), ("restart-all",), ("failover", self.nodes[0]),
-                     ("write", "2"), ("run", "3000")):
-            self._do(*step)
-        self.no_violation()
+        self._settle(("heal",), ("net", "default"), ("restart-all",), ("failover", self.nodes[0]),
+                     ("write", "2"), ("run", "3000"))
 
 
 def truncation_machine_for(adapter: str = "reference", replicas: int = 3):
@@ -373,13 +370,6 @@ class ClassicMachine(ScenarioMachine):
         self._then_wait(ms)
 
     @rule(data=st.data(), ms=WAITS)
-    def restart(self, data, ms):
-        down = self._down()
-        if down:
-            self._do("restart", data.draw(st.sampled_from(down), label="node"))
-        self._then_wait(ms)
-
-    @rule(data=st.data(), ms=WAITS)
     def wipe(self, data, ms):
         self._do("wipe", data.draw(st.sampled_from(self.nodes), label="node"))
         self._then_wait(ms)
@@ -401,23 +391,13 @@ class ClassicMachine(ScenarioMachine):
         self._do("partition", *side)
         self._then_wait(ms)
 
-    @rule(data=st.data(), ms=WAITS)
-    def block(self, data, ms):
-        a, b = data.draw(st.lists(st.sampled_from(self.nodes), min_size=2, max_size=2, unique=True), label="link")
-        self._do("block", a, b)
-        self._then_wait(ms)
-
     @rule(ms=st.sampled_from((8000, 22000)))
     def idle(self, ms):
         self._do("run", str(ms))
 
     def teardown(self):
-        if self.cluster is None or self.cluster.violations:
-            return  # already failing
-        for step in (("heal",), ("net", "default"), ("restart-all",), ("run", "7000"), ("write", "3"),
-                     ("run", str(self.settle_ms))):
-            self._do(*step)
-        self.no_violation()
+        self._settle(("heal",), ("net", "default"), ("restart-all",), ("run", "7000"), ("write", "3"),
+                     ("run", str(self.settle_ms)))
 
 
 def classic_machine_for(adapter: str = "reference", mode: str | None = None, flush: str | None = None,
