@@ -1,0 +1,82 @@
+"""A RIP-44 broker and controller in another language, through the user paths of issue 12.
+
+``tests/fixtures/java/Rip44Shim.java`` was written from docs/adapter-protocol.md and
+the semantics of controller mode, not from rmqha's reference (its controller is a
+static leader, its broker its own): node kinds ``replica``, ``broker`` and
+``controller`` over stdio. Compiled here with ``javac``, it runs in fresh processes,
+as a user runs it: ``rmqha check --scenario truncation`` and ``--scenario controller``
+(both roles from Java, and Java brokers under rmqha's controllers), the stateful tests
+(``pytest tests/conformance --adapter ...``), and two of its slips (``--slip NAME``),
+which the campaigns must catch (docs/adapters.md, "A broker and a controller in Java").
+"""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+JAVA = ROOT / "tests" / "fixtures" / "java"
+RMQHA = Path(sys.executable).with_name("rmqha")
+
+pytestmark = pytest.mark.skipif(shutil.which("javac") is None, reason="javac is not installed")
+
+
+@pytest.fixture(scope="module")
+def shim(tmp_path_factory) -> str:
+    out = tmp_path_factory.mktemp("rip44-java")
+    subprocess.run(["javac", "-d", str(out), str(JAVA / "RmqhaShim.java"), str(JAVA / "Rip44Shim.java")],
+                   check=True, capture_output=True)
+    return f"stdio:java -cp {out} Rip44Shim"
+
+
+def check(tmp_path, scenario: str, *adapters: str, seed: int = 0, runs: int = 2) -> tuple[int, str]:
+    """``rmqha check`` as a user types it; (exit status, report.md)."""
+    args = [str(RMQHA), "check", "--scenario", scenario, "--runs", str(runs), "--seed", str(seed),
+            "--duration", "5000", "--no-spark", "--no-shrink", "--quiet",
+            "--out", str(tmp_path / "results"), "--report", str(tmp_path / "report")]
+    for adapter in adapters:
+        args += ["--adapter", adapter]
+    done = subprocess.run(args, capture_output=True, text=True, cwd=tmp_path, timeout=900)
+    report = tmp_path / "report" / "report.md"
+    return done.returncode, (report.read_text() if report.exists() else done.stdout + done.stderr)
+
+
+@pytest.mark.parametrize("scenario", ["truncation", "controller"])
+def test_the_java_broker_and_controller_are_conformant(shim, scenario, tmp_path):
+    status, report = check(tmp_path, scenario, shim)
+    assert status == 0, report
+    assert "Verdict: CONFORMANT" in report and "rip44-java-shim" in report
+    assert "2 runs; 0 failed, 0 errored" in report
+
+
+def test_java_brokers_under_rmqha_controllers(shim, tmp_path):
+    status, report = check(tmp_path, "controller", f"broker={shim}", "controller=reference", runs=1)
+    assert status == 0, report
+    assert "rip44-java-shim" in report
+
+
+@pytest.mark.parametrize("scenario,slip,seed,violated", [
+    ("truncation", "ack-before-replicate", 4, "acknowledged-not-lost"),  # 1 seed in 10 at 5 s
+    ("controller", "confirm-own-max", 0, "confirm_offset_bounded"),      # 2 seeds in 3 at 5 s
+])
+def test_a_slip_is_caught(shim, scenario, slip, seed, violated, tmp_path):
+    status, report = check(tmp_path, scenario, f"{shim} --slip {slip}", seed=seed, runs=1)
+    assert status == 1, report
+    assert "NOT CONFORMANT" in report and f"violates {violated}" in report
+
+
+def test_the_stateful_tests_judge_the_java_nodes(shim, tmp_path):
+    """The controller stack and the truncation machine run the Java nodes: they pass,
+    none is skipped, and the honesty guard (tests/conformance/honesty.py) would fail any
+    of them that ran rmqha's reference on the shim's behalf."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider",
+         "tests/conformance/test_stateful_controller.py", "tests/conformance/test_stateful_truncation.py",
+         "--adapter", shim, "-k", "all-2 or invariant[2]"],
+        capture_output=True, text=True, cwd=ROOT, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    passed = [line for line in done.stdout.splitlines() if line.startswith("PASSED")]
+    assert any("test_controller_stack_keeps_every_invariant" in p for p in passed), done.stdout[-3000:]
+    assert any("test_broker_set_keeps_every_truncation_invariant" in p for p in passed), done.stdout[-3000:]
