@@ -32,6 +32,13 @@ def test_controller_stack_prints_its_target():
     assert sum(1 for line in out.splitlines() if line.startswith("none")) == 2
 
 
+def test_stdio_node_kinds_prints_its_target():
+    out = run("benchmarks/stdio_node_kinds.py", "--runs", "1", "--duration", "2000")
+    assert "within 3x of in process" in out and "x wall" in out and "load average" in out
+    row = next(line for line in out.splitlines() if line.startswith("controller"))
+    assert row.endswith("ok") or row.endswith("MISS")
+
+
 @pytest.mark.jvm
 @pytest.mark.skipif(shutil.which("javac") is None, reason="javac is not installed")
 def test_adapter_overhead_prints_both_targets():
