@@ -5,7 +5,7 @@ the semantics of controller mode, not from rmqha's reference (its controller is 
 static leader, its broker its own): node kinds ``replica``, ``broker`` and
 ``controller`` over stdio. Compiled here with ``javac``, it runs in fresh processes,
 as a user runs it: ``rmqha check --scenario truncation`` and ``--scenario controller``
-(both roles from Java, and Java brokers under rmqha's controllers), the stateful tests
+(both roles from Java, and Java nodes of one role beside rmqha's of the other), the stateful tests
 (``pytest tests/conformance --adapter ...``), and two of its slips (``--slip NAME``),
 which the campaigns must catch (docs/adapters.md, "A broker and a controller in Java").
 """
@@ -51,8 +51,9 @@ def test_the_java_broker_and_controller_are_conformant(shim, scenario, tmp_path)
     assert "2 runs; 0 failed, 0 errored" in report
 
 
-def test_java_brokers_under_rmqha_controllers(shim, tmp_path):
-    status, report = check(tmp_path, "controller", f"broker={shim}", "controller=reference", runs=1)
+@pytest.mark.parametrize("java,reference", [("broker", "controller"), ("controller", "broker")])
+def test_java_nodes_of_one_role_beside_rmqha_nodes_of_the_other(shim, java, reference, tmp_path):
+    status, report = check(tmp_path, "controller", f"{java}={shim}", f"{reference}=reference", runs=1)
     assert status == 0, report
     assert "rip44-java-shim" in report
 
