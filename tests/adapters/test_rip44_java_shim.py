@@ -7,8 +7,10 @@ static leader, its broker its own): node kinds ``replica``, ``broker`` and
 as a user runs it: ``rmqha check --scenario truncation`` and ``--scenario controller``
 (both roles from Java, and Java nodes of one role beside rmqha's of the other), the stateful tests
 (``pytest tests/conformance --adapter ...``), and two of its slips (``--slip NAME``),
-which the campaigns must catch (docs/adapters.md, "A broker and a controller in Java").
+which the campaigns must catch (each counterexample replayed with the command the report prints) (docs/adapters.md, "A broker and a controller in Java").
 """
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -66,6 +68,12 @@ def test_a_slip_is_caught(shim, scenario, slip, seed, violated, tmp_path):
     status, report = check(tmp_path, scenario, f"{shim} --slip {slip}", seed=seed, runs=1)
     assert status == 1, report
     assert "NOT CONFORMANT" in report and f"violates {violated}" in report
+    # the counterexample (it expects the violation) replays against the slipped shim with the
+    # command the report prints
+    replay = re.search(r"Replay: `(cd .*? && rmqha replay .*?)`", report).group(1)
+    env = dict(os.environ, PATH=f"{RMQHA.parent}{os.pathsep}{os.environ['PATH']}")
+    done = subprocess.run(replay, shell=True, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0 and f"reproduced: {violated}" in done.stdout, done.stdout + done.stderr
 
 
 def test_the_stateful_tests_judge_the_java_nodes(shim, tmp_path):
