@@ -14,6 +14,8 @@ Steps, besides those every scenario understands (``conformance/scenarios/base.py
 | ``crash-master`` | crash the current master (nothing if there is none) |
 | ``elect [NODE]`` | an administrator (``mqadmin electMaster``) asks the active controller to elect broker NODE (designated), by default the first in-sync broker that is not the master: a switch of master (nothing if no controller is active or NODE has no id) |
 | ``crash-active-controller`` | crash the controller that serves requests (nothing if none does) |
+| ``replace [NODE]`` | broker NODE's machine is replaced (or a pod without a persistent volume restarts): it boots on an empty disk, so it asks the controllers for a new broker id (the largest so far + 1) and registers afresh, while its old id stays registered, dead, until an admin cleans it. Without NODE: the last broker (by name) that is up and neither the current master nor the master the active controller records, whose disk the set never needs (nothing if none, or no controller is active) |
+| ``clean [living]`` | an administrator (``mqadmin cleanBrokerMetadata -b IDS``) asks the active controller to remove the ids of ``broker-a`` it has registered that no broker holds any more, those of replaced machines (nothing if none, or no controller is active; the controller refuses ids it still sees alive); with ``living`` (``-l``, ``cleanLivingBroker=true``) the same list, or none if no id is dead, which upstream reads as "the whole set" either way |
 | ``await-master [MS]`` | run until a broker is an unfenced master of the controller's masterEpoch (at most MS, default 60000) |
 | ``expect master NODE`` | NODE is the current master |
 | ``expect acknowledged COUNT`` | COUNT messages were acknowledged so far |
@@ -54,7 +56,7 @@ from spec.broker.write import ReplicationOutcome
 from spec.controller.heartbeat import BrokerHeartbeat, DEFAULT_HEARTBEAT_TIMEOUT_MS
 from spec.controller.messages import ControllerCall, ControllerNodeConfig
 from spec.controller.profiles import get_profile
-from spec.controller.records import DEFAULT_CONFIG, ElectMasterRequest
+from spec.controller.records import DEFAULT_CONFIG, CleanBrokerDataRequest, ElectMasterRequest
 from spec.invariants import Violation
 from spec.truncation.messages import MESSAGE_SIZE
 from spec.invariants import controller as inv
@@ -447,6 +449,56 @@ class ControllerCluster(SimCluster):
         request = ElectMasterRequest.of_admin_trigger(CLUSTER, BROKER_NAME, broker_id)
         self.sim.client(active, ControllerCall(self.admin_calls, request))
 
+    def _broker_id_of(self, broker: str) -> int | None:
+        """The id a broker holds: running, or on its disk while it is down."""
+        view = self.views[broker] or self.last_views.get(broker)
+        return view.broker_id if view is not None else None
+
+    def _dispensable_broker(self) -> str | None:
+        """A broker whose disk the set never needs: up, not the current master, not the
+        master the active controller records (every acknowledged message is on the master,
+        flushed, and elections pick only in-sync members, which a fresh id is not yet)."""
+        active = self.active_controller()
+        if active is None:
+            return None
+        known = self.views[active].metadata.known(BROKER_NAME)
+        recorded = known.sync_state.master_broker_id if known is not None else None
+        master = self.current_master()
+        up = [b for b in self.brokers if self.views[b] is not None and b != master
+              and self._broker_id_of(b) != recorded]
+        return up[-1] if up else None
+
+    def step_replace(self, step: Step) -> None:
+        broker = self.node_arg(step) if step.args else self._dispensable_broker()
+        if broker is None:
+            return
+        if broker not in self.brokers:
+            raise UserError(f"line {step.line}: replace: {broker!r} is not a broker ({' '.join(self.brokers)})")
+        if self.sim.nodes[broker] is not None:
+            self.harvest_coverage(broker)
+            self.sim.crash(broker)
+        self.sim.disk[broker] = None  # a new machine: nothing survives
+        self.last_views.pop(broker, None)
+        self.sim.restart(broker)
+
+    def step_clean(self, step: Step) -> None:
+        living = bool(step.args) and step.args[0] == "living"
+        if step.args and not living or len(step.args) > 1:
+            raise UserError(f"line {step.line}: clean: want 'clean' or 'clean living', not {step.render()!r}")
+        active = self.active_controller()
+        if active is None:
+            return
+        known = self.views[active].metadata.known(BROKER_NAME)
+        if known is None:
+            return
+        held = {self._broker_id_of(b) for b in self.brokers}  # by a running broker or on a crashed one's disk
+        dead = frozenset(i for i in known.replicas.brokers if i not in held)
+        if not dead and not living:
+            return
+        self.admin_calls += 1
+        request = CleanBrokerDataRequest(CLUSTER, BROKER_NAME, dead or None, clean_living_broker=living)
+        self.sim.client(active, ControllerCall(self.admin_calls, request))
+
     def step_await_master(self, step: Step) -> None:
         limit = self.sim.now + self.ms_arg(step, 0, 60_000)
         while self.sim.now < limit:
@@ -501,6 +553,41 @@ def _priorities(value: str | None, brokers) -> dict[str, int]:
                             f"{MAX_ELECTION_PRIORITY}, not {item!r}")
         out[node] = int(number)
     return out
+
+
+# the steps every generated script ends with (heal, restart all, a master, a write read back)
+_CONTROLLER_SUFFIX = 7
+# what some end with after those (_with_replacements): a forced clean, which no step may follow
+_FORCED_CLEAN_TAIL = (("clean", ("living",)), ("run", ("2000",)))
+
+
+def _closing(steps) -> int:
+    """How many steps at the end of a generated script close it (the search keeps them)."""
+    tail = len(_FORCED_CLEAN_TAIL)
+    ends_forced = tuple((s.op, s.args) for s in steps[-tail:]) == _FORCED_CLEAN_TAIL
+    return _CONTROLLER_SUFFIX + (tail if ends_forced else 0)
+
+
+def _with_replacements(steps: list[Step], rng: random.Random) -> list[Step]:
+    """On about a quarter of the seeds, a broker whose pod has no persistent volume
+    crash-loops: each boot is a new machine, hence a new broker id (up to 15 of them, so
+    that ids of 16 and more, which Java's HashSet orders apart from the small ones, take
+    part in elections), maybe followed by an administrator cleaning the dead ids once the
+    controllers see them dead; now and then the run ends with a forced clean
+    (``cleanLivingBroker``) of the whole set, the ids listed. Drawn from a stream of its
+    own, so that the rest of a seed's plan stays what it was."""
+    if rng.random() >= 0.25:
+        return steps
+    churn: list[Step] = []
+    for _ in range(rng.choice((2, 5, 15))):
+        churn += [Step("replace"), Step("run", (str(rng.choice((200, 500, 1500))),))]
+    if rng.random() < 0.5:
+        churn += [Step("run", (str(DEFAULT_HEARTBEAT_TIMEOUT_MS + 1000),)), Step("clean")]
+    at = rng.randint(3, len(steps) - 7)  # after the first master, before the closing steps
+    steps = steps[:at] + churn + steps[at:]
+    if rng.random() < 0.3:
+        steps += [Step(op, args) for op, args in _FORCED_CLEAN_TAIL]
+    return steps
 
 
 def generate_controller_script(config: RunConfig, fault_mixes: dict) -> Script:
@@ -657,6 +744,8 @@ def generate_controller_script(config: RunConfig, fault_mixes: dict) -> Script:
         elapsed += ms
     steps += [Step("heal"), Step("net", ("default",)), Step("restart-all"), Step("await-master", ("60000",)),
               Step("write", ("2",)), Step("run", ("5000",)), Step("consume",)]
+    if "crash" in faults:
+        steps = _with_replacements(steps, random.Random(f"{config.seed}:replacements"))
     return Script("controller", nodes, config.seed, config.profile, config.adapter, start_spread_ms=500,
                   steps=tuple(steps), options=tuple(options))
 
@@ -665,22 +754,20 @@ def build_controller(script: Script, adapter: str, record_trace: bool = True):
     return ControllerCluster(script, resolve_targets("controller", adapter, script.profile), record_trace)
 
 
-# the steps every generated script ends with (heal, restart all, a master, a write read back)
-_CONTROLLER_SUFFIX = 7
-
-
 def mutate_controller_script(script: Script, config: RunConfig, rng: random.Random, fault_mixes: dict) -> Script:
     """A neighbour of ``script`` for the search (conformance/search.py): one to three edits
     of its fault phase (splice in a window of the fault phase of another seed's script of
     the same settings, drop a step, stretch or shorten a wait, repeat a window); the
     opening (a master, a first write) and the healing suffix stay."""
     steps = list(script.steps)
-    head, phase, suffix = steps[:3], steps[3:-_CONTROLLER_SUFFIX], steps[-_CONTROLLER_SUFFIX:]
+    closing = _closing(steps)
+    head, phase, suffix = steps[:3], steps[3:-closing], steps[-closing:]
     for _ in range(rng.randint(1, 3)):
         op = rng.choice(("splice", "splice", "extend", "drop", "stretch", "repeat"))
         if op in ("splice", "extend"):
             donor = generate_controller_script(attrs.evolve(config, seed=rng.randrange(1 << 31), origin=()),
-                                               fault_mixes).steps[3:-_CONTROLLER_SUFFIX]
+                                               fault_mixes).steps
+            donor = donor[3:-_closing(donor)]
             if donor:
                 start = rng.randrange(len(donor))
                 at = rng.randint(0, len(phase)) if op == "splice" else len(phase)

@@ -349,9 +349,12 @@ class SyncStateSetHistory:
     """(brokerName, syncStateSetEpoch) -> the SyncStateSet the controller had at that epoch."""
 
     sets: FrozenMap = attrs.field(factory=FrozenMap, converter=frozen_map)
+    # (brokerName, syncStateSetEpoch) -> ids an admin clean removed from that epoch's set
+    cleaned: FrozenMap = attrs.field(factory=FrozenMap, converter=frozen_map)
 
     def observe_controller(self, metadata: ControllerMetadata) -> tuple["SyncStateSetHistory", list[Violation]]:
         recorded = _forget_recreated_sets(self.sets, metadata, "sync_state_set_epoch")
+        cleaned = {k: v for k, v in self.cleaned.items() if k in recorded}
         out = []
         for name in sorted(metadata.sets):
             known = metadata.known(name)
@@ -361,16 +364,23 @@ class SyncStateSetHistory:
             members = known.sync_state.sync_state_set
             if key in recorded and recorded[key] != members:
                 if _cleaned_out(recorded[key], members, metadata.sets[name]):
-                    recorded[key] = members  # an admin clean removed ids without a new epoch (upstream does)
+                    # an admin clean removed ids without a new epoch (upstream does)
+                    cleaned[key] = cleaned.get(key, frozenset()) | (recorded[key] - members)
+                    recorded[key] = members
                     continue
                 out.append(Violation("sync_state_set_epoch_unique", name, f"epoch {key[1]}: {sorted(recorded[key])} and {sorted(members)}"))
             recorded.setdefault(key, members)
-        return SyncStateSetHistory(FrozenMap(recorded)), out
+        return SyncStateSetHistory(FrozenMap(recorded), FrozenMap(cleaned)), out
 
     def check_broker(self, broker_name: str, broker: str, members: frozenset[int], epoch: int) -> list[Violation]:
-        """A broker's local SyncStateSet at ``epoch`` equals the controller's at that epoch."""
+        """A broker's local SyncStateSet at ``epoch`` equals the controller's at that epoch
+        (a master still holding ids an admin clean removed in that epoch agrees: the clean
+        changes no epoch and tells no broker)."""
         recorded = self.sets.get((broker_name, epoch))
         if recorded is None or recorded == frozenset(members):
+            return []
+        gone = self.cleaned.get((broker_name, epoch), frozenset())
+        if recorded <= frozenset(members) <= recorded | gone:
             return []
         return [
             Violation(

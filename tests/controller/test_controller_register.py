@@ -26,6 +26,7 @@ from spec.controller.records import (
     SyncStateSet,
 )
 from spec.controller.rules import UnsupportedRequest
+from spec.invariants import controller as inv
 
 
 # ----------------------------------------------------------------- getNextBrokerId
@@ -225,6 +226,24 @@ def test_clean_living_broker_ignores_the_id_list_as_upstream_does():
     result, after = R51.execute(before, CleanBrokerDataRequest(CLUSTER, NAME, {3}, True), alive(1, 2, 3))
     assert result.code is RC.SUCCESS and result.events == (CleanBrokerDataEvent(NAME, None),)
     assert after.get(NAME) is None
+
+
+def test_a_master_still_holding_cleaned_ids_agrees_with_the_controller_at_that_epoch():
+    """A clean of dead ids changes the controller's set without a new syncStateSetEpoch and
+    tells no broker: the master's local set at that epoch still holds them. That is the same
+    set at the same epoch, minus what the admin removed; any other difference is not."""
+    before = metadata(ids=(1, 2, 3), master=1, members={1, 2, 3})
+    epoch = state_of(before).sync_state_set_epoch
+    history, found = inv.SyncStateSetHistory().observe_controller(before)
+    _, after = R51.execute(before, CleanBrokerDataRequest(CLUSTER, NAME, {3}), alive(1, 2))
+    history, found_after = history.observe_controller(after)
+    assert found == found_after == [] and state_of(after).sync_state_set == {1, 2}
+    assert history.check_broker(NAME, "b1", frozenset({1, 2, 3}), epoch) == []
+    assert history.check_broker(NAME, "b1", frozenset({1, 2}), epoch) == []
+    assert [v.invariant for v in history.check_broker(NAME, "b1", frozenset({1, 2, 4}), epoch)] == [
+        "sync_state_set_epoch_unique"]
+    assert [v.invariant for v in history.check_broker(NAME, "b1", frozenset({1, 3}), epoch)] == [
+        "sync_state_set_epoch_unique"]
 
 
 def test_every_clean_row_is_exercised():
