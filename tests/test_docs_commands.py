@@ -90,12 +90,12 @@ def commands(path: Path) -> list[str]:
         if any(marker in block for marker in ("mvn ", "<<'")):
             found.append(block.strip())  # a recipe is one unit
             continue
-        for line in block.replace("\\\n", " ").splitlines():
+        for line in re.sub(r"[ \t]*\\\n\s*", " ", block).splitlines():
             line = _strip_comment(line)
             if line and not line.startswith("#"):
                 found.append(line)
     if path.name == "README.md":
-        for span in re.findall(r"`((?:rmqha|pytest) [^`]+)`", text):
+        for span in re.findall(r"`((?:rmqha|pytest)\s[^`]+)`", text):
             span = " ".join(span.split())  # a span may wrap across lines
             if len(span.split()) > 2:  # `rmqha run` alone names the command, it is no instruction
                 found.append(span)
@@ -224,3 +224,14 @@ def _run_document(doc: Path, where: Path, seen: set) -> None:
         if done.returncode:
             assert done.stderr.strip(), (actual, "a non-zero exit must say why on stderr")
     assert ran or skipped or doc.name != "README.md"
+
+
+def test_a_command_wrapped_across_lines_is_found(tmp_path):
+    """README wraps inline commands anywhere, even right after ``rmqha`` (README's
+    `rmqha\nmutants --scenario classic` was missed so)."""
+    doc = tmp_path / "README.md"
+    doc.write_text("run `rmqha\nmutants --scenario classic`, then `rmqha replay\ntests/x.rmqha` and `rmqha run`.\n"
+                   "```sh\nrmqha check --runs 2 \\\n  --no-spark  # a comment\n```\n", encoding="utf-8")
+    assert commands(doc) == ["rmqha check --runs 2 --no-spark", "rmqha mutants --scenario classic",
+                             "rmqha replay tests/x.rmqha"]
+    assert "rmqha mutants --scenario classic" in commands(ROOT / "README.md")
