@@ -266,9 +266,12 @@ class DLedgerTarget:
     adapter: str
     implementation: str
     version: str
-    profile: Profile
+    profile: Profile  # the profile the implementation declares: its steps are judged against it
     # make_node(node_id, peers, draw, durable, now) -> Node
     make_node: Callable[..., Any]
+    # whether its nodes hand their durable state over in every step that changes it
+    # (in-process nodes), or say at a crash what survives (nodes behind the protocol)
+    persists_each_step: bool = True
 
 
 def dledger_profile(name: str | None) -> Profile:
@@ -283,19 +286,20 @@ def dledger_profile(name: str | None) -> Profile:
 def dledger_target(adapter: str, profile_name: str | None, timing: Timing | None = None) -> DLedgerTarget:
     """Nodes of ``adapter``; the reference's keep ``timing``, else their profile's (docs/dledger.md)."""
     adapter = role_specs("dledger", adapter)["dledger"]
-    profile = dledger_profile(profile_name)
+    profile = node_profile = dledger_profile(profile_name)
     if adapter == "reference":
         procedures = REFERENCE_PROCEDURES
         implementation = RMQHA_IMPLEMENTATION
     elif adapter.startswith("mutant:"):
         name = _mutant_name(adapter, MUTANTS, "DLedger")
-        profile, procedures = MUTANTS[name].apply(profile)
+        # a mutant runs with its own (changed) profile; it is judged against the declared one
+        node_profile, procedures = MUTANTS[name].apply(profile)
         implementation = f"{RMQHA_IMPLEMENTATION}+{name}"
     else:
         return _foreign_dledger_target(adapter, profile, timing)
 
     def make_node(node_id, peers, draw, durable, now):
-        return DLedgerNode(node_id, peers, draw, durable, now, profile, timing, procedures)
+        return DLedgerNode(node_id, peers, draw, durable, now, node_profile, timing, procedures)
 
     return DLedgerTarget(adapter, implementation, rmqha_version(), profile, make_node)
 
@@ -306,7 +310,8 @@ def _foreign_dledger_target(adapter: str, profile: Profile, timing: Timing | Non
     declared = connected.info.profiles.get("dledger")
     if declared is not None and declared in PROFILES:
         profile = PROFILES[declared]
-    return DLedgerTarget(adapter, connected.info.implementation, connected.info.version, profile, make_node)
+    return DLedgerTarget(adapter, connected.info.implementation, connected.info.version, profile, make_node,
+                         persists_each_step=False)
 
 
 DEFAULT_RAFT_LIVENESS_MS = 30_000

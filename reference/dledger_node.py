@@ -48,7 +48,6 @@ from spec.dledger.log import (
     DispatcherState,
     commit_push,
     ledger_end_term,
-    next_push,
     on_push_response,
     start_dispatcher,
 )
@@ -284,7 +283,7 @@ class DLedgerNode(Outbox):
         pending = self._outstanding.get(peer)
         if pending is not None:
             return self._push_timeout_at(pending[1])
-        d, request = next_push(self._dispatchers[peer], self.log, self.curr_term, self.node_id,
+        d, request = self.proc.next_push(self._dispatchers[peer], self.log, self.curr_term, self.node_id,
                                self.committed_index, self.profile.log_generation, self._push_seq + 1)
         if request is not None:
             return self._now
@@ -546,14 +545,15 @@ class DLedgerNode(Outbox):
         self._dispatch(src, now)
 
     def _on_client_append(self, src: str, request: ClientAppend, now: int) -> None:
-        if self.role is not Role.LEADER:
+        entry = self.proc.client_entry(self.member_view(), self.log, request.body)
+        if entry is None:
             self._cover("client_append", "NOT_LEADER")
             return
         self._cover("client_append", "APPENDED")
-        entry = self.proc.leader_entry(self.log, self.curr_term, request.body)
         self._apply((fx.AppendEntries((entry,)),), now)
-        self._advance_leader_commit()
-        self._dispatch_all(now)
+        if self.role is Role.LEADER:
+            self._advance_leader_commit()
+            self._dispatch_all(now)
 
     # ------------------------------------------------------------------ leader log
 
@@ -586,7 +586,7 @@ class DLedgerNode(Outbox):
             d = self._dispatchers[peer]
             self._dispatchers[peer] = Dispatcher(DispatcherState.COMPARE, d.next_index, d.match_index)
         seq = self._push_seq + 1  # numbers the pushes sent (a request id; DLedger has none)
-        d, request = next_push(
+        d, request = self.proc.next_push(
             self._dispatchers[peer],
             self.log,
             self.curr_term,

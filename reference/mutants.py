@@ -1,10 +1,11 @@
 """Known-bad variants of the reference DLedger node ("mutants").
 
 A check that no mutant can fail is not a check: each invariant in
-``spec/invariants/dledger.py`` has at least one mutant here that violates it, and
-tests/dledger/test_mutants.py shows it. Most mutants are real upstream bugs; each is
-the reference node with one spec procedure (or one profile row) replaced, so the
-mutation is exactly the bug and nothing else. Run one with ``--adapter mutant:NAME``.
+``spec/invariants/dledger.py`` and each step-conformance procedure in
+``spec/steps/dledger.py`` has at least one mutant here that violates it, and a
+counterexample script under tests/scenarios/dledger/ shows it. Most mutants are real
+upstream bugs; each is the reference node with one spec procedure (or one profile row)
+replaced, so the mutation is exactly the bug and nothing else. Run one with ``--adapter mutant:NAME``.
 """
 from __future__ import annotations
 
@@ -14,9 +15,12 @@ import attrs
 
 from reference.procedures import REFERENCE_PROCEDURES, DLedgerProcedures
 from spec.dledger import effects as fx
-from spec.dledger.log import handle_push, leader_commit_index
-from spec.dledger.records import Entry
-from spec.dledger.profiles import HEARTBEAT_ORDER_H_A, PARSE_ORDER_P_B, VOTE_ORDER_V_A, Profile
+from spec.dledger.candidate import NextVote, ParseDecision, parse_vote_result
+from spec.dledger.heartbeat import handle_heartbeat
+from spec.dledger.log import Dispatcher, DispatcherState, client_entry, handle_push, leader_commit_index, next_push
+from spec.dledger.member_state import NEVER, elapsed
+from spec.dledger.profiles import DEFAULT_TIMING, HEARTBEAT_ORDER_H_A, PARSE_ORDER_P_B, VOTE_ORDER_V_A, Profile
+from spec.dledger.records import Entry, ParseResult
 from spec.dledger.vote import handle_vote
 from spec.mutants import MutantInfo
 
@@ -54,14 +58,55 @@ def _compare_ignores_term(member, request, log, committed_index, profile):
     return handle_push(member, request, log, committed_index, profile)
 
 
-def _entry_of_next_term(log, curr_term, body):
+def _entry_of_next_term(member, log, body):
     # An off-by-one in the entry's term: the entry claims a term nobody has reached.
-    return Entry(len(log), curr_term + 1, body)
+    entry = client_entry(member, log, body)
+    return None if entry is None else Entry(entry.index, entry.term + 1, body)
 
 
 def _g1_commit_rule(match_indexes, log, curr_term, committed_index, generation):
     # Raft's figure 8: commit the quorum watermark even when it is of an older term.
     return leader_commit_index(match_indexes, log, curr_term, committed_index, "G1")
+
+
+def _heartbeat_no_expired_term(member, request):
+    # The expired-term check is missing: a heartbeat of an older term is judged as if it
+    # were of the current one, so a deposed leader may be acknowledged.
+    if request.term < member.curr_term:
+        return handle_heartbeat(attrs.evolve(member, curr_term=request.term), request)
+    return handle_heartbeat(member, request)
+
+
+def _not_ready_counts_as_vote(counts, peer_size, profile):
+    # REJECT_TERM_NOT_READY counted as a vote: accepted + not-ready reaching a quorum passes.
+    d = parse_vote_result(counts, peer_size, profile)
+    if d.result is ParseResult.REVOTE_IMMEDIATELY:
+        return ParseDecision(ParseResult.PASSED, NextVote.UNCHANGED, (fx.BecomeLeader(counts.term),), d.row)
+    return d
+
+
+def _follower_times_out_early(now, last_leader_heartbeat_time, timing=DEFAULT_TIMING):
+    # One missed heartbeat interval instead of maxHeartBeatLeak of them.
+    return elapsed(now, last_leader_heartbeat_time) > timing.heartbeat_interval_ms
+
+
+def _follower_timeout_at_early(last_leader_heartbeat_time, timing=DEFAULT_TIMING):
+    # When _follower_times_out_early first holds (its deadline, for the scheduler).
+    if last_leader_heartbeat_time == NEVER:
+        return NEVER
+    return last_leader_heartbeat_time + timing.heartbeat_interval_ms + 1
+
+
+def _append_without_compare(d, log, term, leader, commit_index, generation, seq):
+    # The dispatcher skips COMPARE: it appends from where it believes the follower ends.
+    if d.state is DispatcherState.COMPARE and log:
+        d = Dispatcher(DispatcherState.APPEND, len(log) if d.next_index < 0 else d.next_index, d.match_index)
+    return next_push(d, log, term, leader, commit_index, generation, seq)
+
+
+def _any_node_appends(member, log, body):
+    # No leader check: a follower or candidate appends a client's entry to its own log.
+    return Entry(len(log), member.curr_term, body)
 
 
 def _ignores_vote_rows(*rows: str) -> Callable:
@@ -79,32 +124,32 @@ MUTANTS: dict[str, Mutant] = {
             "vote-not-durable",
             None,
             "votedFor is not written to the term/vote file: after a restart a node votes again in the same term",
-            "one-vote-per-term",
-            ("one-vote-per-term", "election-safety"),
+            "step-conformance:persist",
+            ("step-conformance:persist", "one-vote-per-term", "election-safety"),
             procedures=lambda p: attrs.evolve(p, persist_vote=False),
         ),
         Mutant(
             "term-not-durable",
             "dledger #85",
             "neither currTerm nor votedFor survives a restart (the term rolls back, cf. #85)",
-            "term-monotonic",
-            ("term-monotonic", "one-vote-per-term"),
+            "step-conformance:persist",
+            ("step-conformance:persist", "term-monotonic", "one-vote-per-term"),
             procedures=lambda p: attrs.evolve(p, persist_term=False),
         ),
         Mutant(
             "double-vote",
             None,
             "handle_vote forgets the already-voted row: a node grants every candidate of its term",
-            "election-safety",
-            ("election-safety", "one-vote-per-term"),
+            "step-conformance:handle_vote",
+            ("step-conformance:handle_vote", "election-safety", "one-vote-per-term"),
             procedures=lambda p: attrs.evolve(p, handle_vote=_ignores_vote_rows("already_voted_this_term")),
         ),
         Mutant(
             "no-log-check",
             None,
             "handle_vote skips the ledger comparison: an out-of-date candidate can win",
-            "vote-log-up-to-date",
-            ("vote-log-up-to-date", "leader-completeness", "committed-prefix"),
+            "step-conformance:handle_vote",
+            ("step-conformance:handle_vote", "vote-log-up-to-date", "leader-completeness", "committed-prefix"),
             procedures=lambda p: attrs.evolve(
                 p, handle_vote=_ignores_vote_rows("expired_ledger_term", "small_ledger_end_index")
             ),
@@ -113,16 +158,16 @@ MUTANTS: dict[str, Mutant] = {
             "pr48-term-before-log",
             "dledger PR #48",
             "PR #48: the term checks come before the log checks (V-A order in a 0.2+ node)",
-            None,
-            ("fingerprint",),
+            "step-conformance:handle_vote",
+            ("step-conformance:handle_vote", "fingerprint",),
             profile=lambda p: attrs.evolve(p, vote_order=VOTE_ORDER_V_A),
         ),
         Mutant(
             "pr25-has-leader-votes-next",
             "dledger PR #25",
             "PR #25: ALREADY_HAS_LEADER parsed as WAIT_TO_VOTE_NEXT (term inflation under asymmetric partition)",
-            None,
-            ("fingerprint", "term inflation"),
+            "step-conformance:candidate_action",
+            ("step-conformance:candidate_action", "fingerprint", "term inflation"),
             profile=lambda p: attrs.evolve(
                 p,
                 parse_order=tuple(
@@ -134,65 +179,106 @@ MUTANTS: dict[str, Mutant] = {
             "pr37-no-parse-reset",
             "dledger PR #37",
             "PR #37: toFollower does not reset lastParseResult, so the round after a timeout raises the term",
-            None,
-            ("first round after a follower timeout is at the old term",),
+            "step-conformance:candidate_action",
+            ("step-conformance:candidate_action", "first round after a follower timeout is at the old term",),
             profile=lambda p: attrs.evolve(p, follower_resets_parse_result=False),
         ),
         Mutant(
             "issue247-ignore-higher-term",
             "dledger #247",
             "#247: a leader with a heartbeat quorum ignores a higher term (H-A order in a 0.4 node)",
-            None,
-            ("fingerprint",),
+            "step-conformance:decide_heartbeat_round",
+            ("step-conformance:decide_heartbeat_round", "fingerprint",),
             profile=lambda p: attrs.evolve(p, heartbeat_order=HEARTBEAT_ORDER_H_A),
         ),
         Mutant(
             "issue52-end-term-from-curr-term",
             "dledger #52",
             "#52: a follower sets ledgerEndTerm from its currTerm instead of the entry's term",
-            "ledger-end-term",
-            ("ledger-end-term",),
+            "step-conformance:handle_push",
+            ("step-conformance:handle_push", "ledger-end-term",),
             procedures=lambda p: attrs.evolve(p, ledger_end_term_after_append=lambda entry, curr_term: curr_term),
         ),
         Mutant(
             "issue278-commit-unclamped",
             "dledger #278",
             "#278: a follower's committedIndex follows the leader's beyond its own ledger end",
-            "applied-committed-end",
-            ("applied-committed-end",),
+            "step-conformance:handle_push",
+            ("step-conformance:handle_push", "applied-committed-end",),
             procedures=lambda p: attrs.evolve(p, handle_push=_follower_commit_unclamped),
         ),
         Mutant(
             "issue316-no-clamp-after-truncate",
             "dledger #316",
             "#316: truncation leaves committedIndex above ledgerEnd",
-            "applied-committed-end",
-            ("applied-committed-end",),
+            "step-conformance:handle_push",
+            ("step-conformance:handle_push", "applied-committed-end",),
             procedures=lambda p: attrs.evolve(p, handle_push=_no_clamp_after_truncate),
         ),
         Mutant(
             "compare-ignores-term",
             None,
             "a follower's COMPARE matches by index alone: it keeps a conflicting prefix (Raft's log matching)",
-            "committed-prefix",
-            ("log-matching", "committed-prefix"),
+            "step-conformance:handle_push",
+            ("step-conformance:handle_push", "log-matching", "committed-prefix"),
             procedures=lambda p: attrs.evolve(p, handle_push=_compare_ignores_term),
         ),
         Mutant(
             "g1-commit-rule",
             None,
             "G2 log with G1's commit rule: an old-term entry commits by counting (Raft figure 8)",
-            "leader-completeness",
-            ("leader-completeness", "committed-prefix"),
+            "step-conformance:leader_commit_index",
+            ("step-conformance:leader_commit_index", "leader-completeness", "committed-prefix"),
             procedures=lambda p: attrs.evolve(p, leader_commit_index=_g1_commit_rule),
         ),
         Mutant(
             "issue282-vote-blocked-while-candidate",
             "dledger #282",
             "#282: vote requests are not answered while the node's own vote round is open",
-            "liveness",
-            ("liveness",),
+            "step-conformance:handle_vote",
+            ("step-conformance:handle_vote", "liveness",),
             procedures=lambda p: attrs.evolve(p, answer_votes_while_campaigning=False),
+        ),
+        Mutant(
+            "heartbeat-no-expired-term",
+            None,
+            "handle_heartbeat skips the expired-term check: a deposed leader's heartbeat is acknowledged",
+            "step-conformance:handle_heartbeat",
+            ("step-conformance:handle_heartbeat",),
+            procedures=lambda p: attrs.evolve(p, handle_heartbeat=_heartbeat_no_expired_term),
+        ),
+        Mutant(
+            "not-ready-counts-as-vote",
+            None,
+            "a REJECT_TERM_NOT_READY reply counts as a vote: a candidate leads without a quorum of votes",
+            "step-conformance:parse_vote_result",
+            ("step-conformance:parse_vote_result", "election-safety"),
+            procedures=lambda p: attrs.evolve(p, parse_vote_result=_not_ready_counts_as_vote),
+        ),
+        Mutant(
+            "follower-times-out-early",
+            None,
+            "a follower steps down after one heartbeat interval without a heartbeat, not after the lease",
+            "step-conformance:follower_timed_out",
+            ("step-conformance:follower_timed_out",),
+            procedures=lambda p: attrs.evolve(p, follower_timed_out=_follower_times_out_early,
+                                              follower_timeout_at=_follower_timeout_at_early),
+        ),
+        Mutant(
+            "append-without-compare",
+            None,
+            "the leader's dispatcher appends without comparing first: a follower's log is extended unchecked",
+            "step-conformance:next_push",
+            ("step-conformance:next_push",),
+            procedures=lambda p: attrs.evolve(p, next_push=_append_without_compare),
+        ),
+        Mutant(
+            "follower-appends-client-entry",
+            None,
+            "a node that does not lead appends a client's entry to its own log",
+            "step-conformance:client_append",
+            ("step-conformance:client_append",),
+            procedures=lambda p: attrs.evolve(p, client_entry=_any_node_appends),
         ),
         Mutant(
             "follower-never-times-out",
@@ -218,7 +304,7 @@ MUTANTS: dict[str, Mutant] = {
             "the leader labels a client's entry with the term after its current one (an off-by-one)",
             "log-terms",
             ("log-terms",),
-            procedures=lambda p: attrs.evolve(p, leader_entry=_entry_of_next_term),
+            procedures=lambda p: attrs.evolve(p, client_entry=_entry_of_next_term),
         ),
         Mutant(
             "truncation-not-durable",

@@ -25,7 +25,8 @@ class DLedgerProcedures:
     handle_push: Callable = log.handle_push
     leader_commit_index: Callable = log.leader_commit_index
     ledger_end_term_after_append: Callable = log.ledger_end_term_after_append
-    leader_entry: Callable = log.leader_entry
+    next_push: Callable = log.next_push
+    client_entry: Callable = log.client_entry
     # Durability of the term/vote file (DLedger writes both together), and of truncations.
     persist_vote: bool = True
     persist_term: bool = True

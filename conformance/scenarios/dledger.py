@@ -35,6 +35,8 @@ from spec.dledger.profiles import DEFAULT_TIMING, Timing
 from spec.dledger.records import ClientAppend, DLedgerView, ParseResult, Role, VoteRequest, VoteResponse, VoteResult
 from spec.invariants import dledger as inv
 from spec.raft.abstract import step_state
+from spec.steps import BOOT, CRASH, MESSAGE, TICK, StepEvent
+from spec.steps.dledger import DLedgerSteps
 
 AWAIT_POLL_MS = 50  # how often await-leader looks for a stable leader
 CRASH_AT_INSTANT_MS = 5000  # how long crash-after-* waits for its moment by default
@@ -68,6 +70,8 @@ class DLedgerCluster(SimCluster):
         self.profile = target.profile
         self.history = self.new_history()
         self._versions: dict[str, int] = {}
+        # step conformance (spec/steps): every step judged against the declared profile
+        self.steps = self.new_steps()
         # election metrics
         self.elections: list[tuple[int, int, str]] = []  # (time, term, leader)
         self.failovers_ms: list[int] = []
@@ -92,6 +96,9 @@ class DLedgerCluster(SimCluster):
     def new_history(self):
         return inv.DLedgerHistory()
 
+    def new_steps(self):
+        return DLedgerSteps(self.peers, self.target.profile, self.timing, self.target.persists_each_step)
+
     def initial_term(self) -> int:
         return self.target.profile.initial_term
 
@@ -101,33 +108,46 @@ class DLedgerCluster(SimCluster):
     # ------------------------------------------------------------------ monitor
 
     def _observe(self, sim: Simulator, node_id: str, incoming, ready) -> None:
-        """Judge what this activation can have changed: the node that stepped, when its
-        state changed (its ``version``) or it answered a vote, against the history of
-        everything recorded before (``full_check``: every live node, every time)."""
+        """Judge what this activation can have changed: the node's step (step conformance:
+        every step that had an input, changed its state or had output), and the node that
+        stepped, when its state changed (its ``version``) or it answered a vote, against
+        the history of everything recorded before (``full_check``: every live node, every
+        time)."""
         node = sim.nodes[node_id]
         if self.full_check:
             self._judge_others(sim, node_id)
         if node is None:
             self._last_views[node_id] = None
             self.node_crashed(node_id)
+            if self.steps is not None:
+                self.steps.check(StepEvent(node_id, sim.now, CRASH))
             if node_id == self._leader:
                 self._leader_lost()
             return
         if incoming is not None:
             self._heard.setdefault(node_id, {})[incoming.src] = sim.now
         version = getattr(node, "version", None)
+        previous = self._last_views.get(node_id)
+        changed = version is None or version != self._versions.get(node_id) or previous is None
+        view = node.observe() if changed else previous
+        if self.steps is not None and (changed or incoming is not None
+                                       or (ready is not None and (ready.messages or ready.persist is not None))):
+            kind = MESSAGE if incoming is not None else TICK if ready is not None else BOOT
+            event = StepEvent(node_id, sim.now, kind, incoming.src if incoming is not None else None,
+                              incoming.payload if incoming is not None else None, view,
+                              ready.messages if ready is not None else (), ready.persist if ready is not None else None)
+            for violation in self.steps.check(event):
+                self.violate(violation)
         is_vote = incoming is not None and isinstance(incoming.payload, VoteRequest)
         booted = incoming is None and ready is None  # a (re)start: always judged (restart durability)
-        if version is not None and version == self._versions.get(node_id) and not (is_vote or booted):
+        if not changed and not (is_vote or booted):
             if self.full_check:
                 self.judge(node.observe(), None, None)
             self.judge_lease(node_id)
             return
         self._versions[node_id] = version
-        view = node.observe()
         self.judge(view, incoming, ready)
         self._track_leader(view)
-        previous = self._last_views.get(node_id)
         self._last_views[node_id] = view
         self.judge_lease(node_id)
         self._note_abstract_state(node_id, incoming)

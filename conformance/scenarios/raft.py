@@ -30,6 +30,9 @@ class RaftCluster(DLedgerCluster):
     def new_history(self):
         return inv.RaftHistory()
 
+    def new_steps(self):
+        return None  # a generic Raft node's messages are opaque: its steps are judged by the view rules
+
     def initial_term(self) -> int:
         return 0
 

@@ -42,6 +42,7 @@ from spec.invariants import truncation as truncation_inv
 from spec.mutants import MutantInfo
 from spec.broker.abstract import every_broker_state
 from spec.raft.abstract import every_node_state
+from spec.steps import dledger as dledger_steps
 from spec.truncation import variants as truncation_variants
 
 
@@ -80,7 +81,8 @@ SCENARIOS: dict[str, Scenario] = {
     "dledger": Scenario(
         name="dledger",
         default_profile="dledger-0.4",
-        properties=tuple(dledger_inv.INVARIANTS),
+        # its invariants and the step conformance of every node (spec/steps/dledger.py)
+        properties=tuple(dledger_inv.INVARIANTS) + dledger_steps.PROPERTIES,
         outcomes=dledger_outcomes(),
         generate=generate_dledger_script,
         build=build_dledger,

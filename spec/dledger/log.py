@@ -30,6 +30,7 @@ from spec.dledger.records import (
     PushEntryResponse,
     PushType,
     ResponseCode,
+    Role,
 )
 
 MAX_APPEND_BATCH = 4  # entries per APPEND push (the real pusher batches by bytes)
@@ -59,6 +60,14 @@ def first_index_of_term(log: Sequence[Entry], term: int, at_or_before: int) -> i
     while i > 0 and log[i - 1].term == term:
         i -= 1
     return i
+
+
+def client_entry(member: MemberView, log: Sequence[Entry], body: str) -> Entry | None:
+    """The entry a node appends for a client's request: the leader's next index in its own
+    term; a node that does not lead appends nothing (the client is told NOT_LEADER)."""
+    if member.role is not Role.LEADER:
+        return None
+    return leader_entry(log, member.curr_term, body)
 
 
 # ------------------------------------------------------------------ follower side

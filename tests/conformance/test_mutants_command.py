@@ -23,7 +23,7 @@ def test_a_known_bad_mutant_is_killed(tmp_path, capsys):
     summary = json.loads(out.read_text())
     (m,) = summary["mutants"]
     assert m["verdict"] == "KILLED" and m["seed"] == 0 and m["runs"] == 1
-    assert m["violates"] == "election-safety" and m["killed_by"] in m["violated"]
+    assert m["violates"] == "step-conformance:handle_vote" and m["killed_by"] in m["violated"]
     assert m["as_registered"] is True
     assert m["script"].startswith("# minimal counterexample") and "adapter mutant:double-vote" in m["script"]
     assert summary["killed"] == 1 and summary["survived"] == summary["errors"] == 0
@@ -81,7 +81,7 @@ def test_replay_dir_holds_a_script_that_rmqha_replay_reproduces(tmp_path, capsys
     assert f"rmqha replay {script}" in out
     assert main(["replay", str(script)]) == 0
     replayed = capsys.readouterr().out
-    assert "reproduced: term-monotonic" in replayed and "VIOLATED" not in replayed
+    assert "reproduced: step-conformance:persist" in replayed and "VIOLATED" not in replayed
 
 
 @pytest.mark.parametrize("name", [n for n, s in SCENARIOS.items() if s.mutants])

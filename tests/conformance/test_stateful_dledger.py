@@ -20,7 +20,7 @@ def test_dledger_group_keeps_every_invariant(adapter, implementation, node_kinds
 
 
 def test_stateful_search_finds_and_shrinks_a_double_vote():
-    with pytest.raises(AssertionError, match="election-safety|one-vote-per-term") as failure:
+    with pytest.raises(AssertionError, match="election-safety|one-vote-per-term|step-conformance:handle_vote") as failure:
         run_state_machine_as_test(machine_for("mutant:double-vote"), settings=HUNT)
     script = str(failure.value).split("--- scenario script ---\n")[1]
     steps = [line for line in script.splitlines() if line.split()[0] not in
@@ -28,8 +28,8 @@ def test_stateful_search_finds_and_shrinks_a_double_vote():
     assert len(steps) <= 8, script  # shrunk to a handful (teardown heals, restarts and awaits a leader)
 
 
-@pytest.mark.parametrize("mutant,prop", [("vote-not-durable", "restart-durable|one-vote-per-term|election-safety"),
-                                         ("term-not-durable", "restart-durable|term-monotonic|one-vote-per-term")])
+@pytest.mark.parametrize("mutant,prop", [("vote-not-durable", "step-conformance:persist|restart-durable|one-vote-per-term|election-safety"),
+                                         ("term-not-durable", "step-conformance:persist|restart-durable|term-monotonic|one-vote-per-term")])
 def test_stateful_search_kills_durability_mutants(mutant, prop):
     # detection only (shrinking is shown above and costs seconds per mutant)
     with pytest.raises(AssertionError, match=prop):

@@ -1,0 +1,881 @@
+"""Step conformance of DLedger nodes (``spec/steps/__init__.py`` says what a step is).
+
+``DLedgerSteps.check(event)`` judges one step of one node against the profile's
+procedures and returns the violations. What it judges, by input:
+
+| input | procedure | what must hold |
+|---|---|---|
+| VoteRequest | ``handle_vote`` | the reply (result, reply term, round) and the state after are the spec's |
+| HeartBeatRequest | ``handle_heartbeat`` | the reply and the state after are the spec's |
+| PushEntryRequest | ``handle_push`` | the reply (code, end, conflict hint) and the log / commit index after are the spec's |
+| VoteResponse | ``parse_vote_result`` | the node becomes leader exactly when its vote round passes (latch at a quorum or when all answered) |
+| tick, candidate | ``candidate_action`` | a term is raised alone only when needIncreaseTermImmediately is set; a round is at the term the last ParseResult allows, not before nextTimeToRequestVote, asks every peer with the node's ledger end |
+| tick, candidate | ``parse_vote_result`` | a round closed at its deadline makes the node leader only if it passed |
+| tick, follower | ``follower_timed_out`` | no step-down before the lease (maxHeartBeatLeak x heartBeatTimeIntervalMs) since the leader's last heartbeat |
+| tick, leader | ``decide_heartbeat_round`` | the leader steps down exactly when its heartbeat round says so, before its next round |
+| any, leader | ``leader_commit_index`` | the commit index moves only up, to an index a quorum holds (what the leader was told), of the leader's term in G2 |
+| any, leader | ``next_push`` | pushes carry the leader's own entries, in its term, and append only on a prefix the follower was shown to match |
+| ClientAppend | ``client_append`` | a leader appends the entry at its end in its term; a node that does not lead changes nothing |
+| any | ``persist`` | what the step persisted is the node's term, vote and log after it |
+
+At a tick nothing else may change and no other message may be sent; what does is
+charged to the procedure that runs at a tick in the node's role before it
+(``candidate_action``, ``follower_timed_out``, ``decide_heartbeat_round``).
+
+The checker rebuilds the node's hidden state from what it saw: the open vote round
+(the replies folded into ``VoteCounts``), the last ParseResult, knownMaxTermInGroup,
+needIncreaseTermImmediately, the heartbeat round, the time of the leader's last
+heartbeat, and what the leader was told of each follower's log. Where the spec leaves
+a choice (when a timer fires within its range, how many entries a push carries, how
+stale a commit index a push announces), every allowed outcome is accepted, and where
+the timing makes several histories possible (a reply arriving as a deadline fires)
+each is kept until a later step decides; docs/step-conformance.md lists the freedoms.
+Leadership transfer (takingLeadership) is not modelled: a node is judged as one that
+is not taking leadership.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterable
+
+import attrs
+
+from spec.dledger import effects as fx
+from spec.dledger.candidate import (
+    NextVote,
+    count_vote,
+    parse_vote_result,
+    start_vote_counts,
+    vote_round_closed,
+)
+from spec.dledger.heartbeat import (
+    HeartbeatRoundOutcome,
+    count_heartbeat,
+    decide_heartbeat_round,
+    handle_heartbeat,
+    heartbeat_latch_open,
+    start_heartbeat_counts,
+)
+from spec.dledger.log import client_entry, handle_push, quorum_match_index
+from spec.dledger.member_state import NEVER, MemberView, next_term
+from spec.dledger.profiles import DEFAULT_PROFILE, DEFAULT_TIMING, Profile, Timing
+from spec.dledger.records import (
+    NO_TERM,
+    ClientAppend,
+    DLedgerView,
+    Entry,
+    HeartBeatRequest,
+    HeartBeatResponse,
+    ParseResult,
+    PushEntryRequest,
+    PushEntryResponse,
+    PushType,
+    ResponseCode,
+    Role,
+    VoteRequest,
+    VoteResponse,
+)
+from spec.dledger.vote import handle_vote
+from spec.steps import BOOT, CRASH, TICK, StepEvent, StepViolation, step_property, violation
+
+# DLedger's state maintainer runs every 10 ms (the simulator ticks at the same period):
+# a deadline fires at the first tick at or after it.
+MAINTAINER_INTERVAL_MS = 10
+
+PROCEDURES: dict[str, str] = {
+    "handle_vote": "a vote request is answered, and the state changed, as handle_vote says",
+    "handle_heartbeat": "a heartbeat is answered, and the state changed, as handle_heartbeat says",
+    "handle_push": "a push is answered, and the log and commit index changed, as handle_push says",
+    "parse_vote_result": "a candidate becomes leader exactly when its vote round passes",
+    "candidate_action": "a candidate raises its term and opens vote rounds only as maintainAsCandidate allows",
+    "decide_heartbeat_round": "a leader steps down exactly when its heartbeat round says so",
+    "follower_timed_out": "a follower steps down only after a lease without its leader's heartbeat",
+    "leader_commit_index": "a leader commits only what a quorum holds (of its own term in G2)",
+    "next_push": "a leader pushes its own entries in its term, appending only on a matched prefix",
+    "client_append": "a leader appends a client's entry at its end in its term; others change nothing",
+    "persist": "what a step persists is the node's term, vote and log",
+}
+
+_STEP_DOWNS = frozenset({
+    HeartbeatRoundOutcome.STEP_DOWN_HIGHER_TERM,
+    HeartbeatRoundOutcome.STEP_DOWN_INCONSISTENT_LEADER,
+    HeartbeatRoundOutcome.STEP_DOWN_LEASE_EXPIRED,
+})
+_INF = float("inf")
+# what runs at a tick, by role: a change at a tick is charged to it
+_MAINTAINER = {Role.CANDIDATE: "candidate_action", Role.FOLLOWER: "follower_timed_out",
+               Role.LEADER: "decide_heartbeat_round"}
+_REPLIES = {VoteRequest: VoteResponse, HeartBeatRequest: HeartBeatResponse, PushEntryRequest: PushEntryResponse}
+
+
+# ------------------------------------------------------------------ hidden state
+
+
+@attrs.define(slots=True)
+class _Round:
+    """A vote round or a heartbeat round: the counts after each reply, and when it opened."""
+
+    id: int
+    term: int
+    start: int
+    counts: list  # counts[k]: after k replies (vote rounds: the self vote included in counts[0])
+    times: list  # times[k - 1]: when reply k arrived
+    answered: set
+    latch: int | None = None  # the k at which the latch opened, if it did
+
+
+@attrs.define(slots=True)
+class _Node:
+    view: DLedgerView
+    known_max: frozenset = frozenset({-1})  # possible knownMaxTermInGroup values
+    need_increase: bool = False
+    parse: frozenset = frozenset({ParseResult.WAIT_TO_REVOTE})  # possible lastParseResult values
+    next_vote_lo: float = -_INF  # lower bound of nextTimeToRequestVote
+    vote: _Round | None = None
+    reset_at: int | None = None  # the last toFollower (lastParseResult reset) while ``vote`` was undecided
+    hb: _Round | None = None
+    last_leader_hb: int = NEVER
+    last_succ: tuple = (NEVER, NEVER)  # range of lastSuccHeartBeatTime
+    # leader side, for the current leadership
+    matched: dict = attrs.Factory(dict)  # follower -> largest index it was shown to hold
+    frontier: dict = attrs.Factory(dict)  # follower -> largest index matched or sent on a matched prefix
+    sent: dict = attrs.Factory(dict)  # follower -> {seq: push}
+
+
+class _Expect:
+    """The observable state a step should leave, built by applying the spec's effects."""
+
+    __slots__ = ("role", "curr_term", "voted_for", "leader_id", "log", "committed_index", "before")
+
+    def __init__(self, v: DLedgerView):
+        self.role, self.curr_term, self.voted_for = v.role, v.curr_term, v.voted_for
+        self.leader_id, self.log, self.committed_index = v.leader_id, v.log, v.committed_index
+        self.before = v
+
+    def diff(self, v: DLedgerView) -> list[str]:
+        out = [f"{name} {_show(getattr(self, name))} but {_show(getattr(v, name))}"
+               for name in ("role", "curr_term", "voted_for", "leader_id", "committed_index")
+               if getattr(self, name) != getattr(v, name)]
+        if self.log != v.log:
+            out.append(f"log {_show_log(self.log)} but {_show_log(v.log)}")
+        end_term = self.log[-1].term if self.log else NO_TERM
+        b = self.before
+        unchanged = self.log is b.log and (v.ledger_end_index, v.ledger_end_term) == (b.ledger_end_index,
+                                                                                     b.ledger_end_term)
+        # (a ledger end that was already wrong before the step is not this step's doing)
+        if not unchanged and (v.ledger_end_index, v.ledger_end_term) != (len(self.log) - 1, end_term):
+            out.append(f"ledger end ({end_term}, {len(self.log) - 1}) but ({v.ledger_end_term}, {v.ledger_end_index})")
+        return out
+
+
+def _show(x: Any) -> str:
+    return x.value if isinstance(x, Role) else repr(x) if isinstance(x, str) else str(x)
+
+
+def _show_log(log: tuple) -> str:
+    if len(log) > 6:
+        return f"[{len(log)} entries ... " + ", ".join(f"{e.index}:{e.term}" for e in log[-3:]) + "]"
+    return "[" + ", ".join(f"{e.index}:{e.term}" for e in log) + "]"
+
+
+def _show_payload(p: Any) -> str:
+    if p is None:
+        return "nothing"
+    fields = ", ".join(f"{f.name}={_show(getattr(p, f.name))}" for f in attrs.fields(type(p))
+                       if f.name != "entries") if attrs.has(type(p)) else repr(p)
+    entries = getattr(p, "entries", None)
+    if entries:
+        fields += f", entries={_show_log(tuple(entries))}"
+    return f"{type(p).__name__}({fields})"
+
+
+# ------------------------------------------------------------------ the checker
+
+
+class DLedgerSteps:
+    """Judges every step of the nodes of one DLedger group (``peers``: every node id)."""
+
+    def __init__(self, peers: Iterable[str], profile: Profile = DEFAULT_PROFILE, timing: Timing = DEFAULT_TIMING,
+                 persist_expected: bool = True):
+        self.peers = frozenset(peers)
+        self.n = len(self.peers)
+        self.profile = profile
+        self.timing = timing
+        # a node that hands its durable state over in each step (the reference) must do so
+        # whenever its term, vote or log changes; one that says at its crash what survives
+        # (an implementation behind the adapter protocol) is judged only on what it hands over
+        self.persist_expected = persist_expected
+        self.nodes: dict[str, _Node] = {}
+        self.judged: Counter = Counter()  # procedure -> steps judged by it
+
+    # ------------------------------------------------------------------ entry point
+
+    def check(self, e: StepEvent) -> list[StepViolation]:
+        if e.input == CRASH:
+            self.nodes.pop(e.node, None)
+            return []
+        if e.input == BOOT or e.node not in self.nodes:
+            self.nodes[e.node] = _Node(e.view)
+            return []
+        s = self.nodes[e.node]
+        out: list[StepViolation] = []
+        before, after = s.view, e.view
+        if e.input == TICK:
+            self._tick(s, e, out)
+        else:
+            self._message(s, e, out)
+        if after.role is Role.LEADER and (before.role is not Role.LEADER or before.curr_term != after.curr_term):
+            self._start_leading(s, after)
+        elif after.role is not Role.LEADER and before.role is Role.LEADER:
+            self._stop_leading(s)
+        if before.role is Role.LEADER and after.role is Role.LEADER and before.curr_term == after.curr_term:
+            self._leader_commit(s, e, before, after, out)
+        self._pushes(s, e, after, out)
+        self._persist(e, before, after, out)
+        s.view = after
+        return out
+
+    # ------------------------------------------------------------------ helpers
+
+    def _member(self, v: DLedgerView) -> MemberView:
+        return MemberView(v.node_id, self.peers, v.curr_term, v.voted_for, v.leader_id, v.role,
+                          v.ledger_end_term, v.ledger_end_index, False)
+
+    def _apply(self, s: _Node, x: _Expect, effects: tuple, t: int) -> None:
+        """Apply a decision's effects to the expected state and to the hidden state."""
+        for e in effects:
+            kind = type(e)
+            if kind is fx.SetVotedFor:
+                x.voted_for = e.candidate
+            elif kind is fx.BecomeCandidate:
+                if e.term >= x.curr_term:
+                    x.role, x.leader_id = Role.CANDIDATE, None
+                    s.known_max = frozenset(max(k, e.term) for k in s.known_max)
+            elif kind is fx.IncreaseTermImmediately:
+                s.need_increase = True
+            elif kind is fx.BecomeFollower:
+                if x.curr_term == e.term:
+                    x.role, x.leader_id = Role.FOLLOWER, e.leader
+                    s.last_leader_hb = t
+                    if self.profile.follower_resets_parse_result:
+                        if s.vote is None:
+                            s.parse = frozenset({ParseResult.WAIT_TO_REVOTE})
+                        else:
+                            s.reset_at = t
+            elif kind is fx.BecomeLeader:
+                if x.curr_term == e.term:
+                    x.role, x.leader_id = Role.LEADER, s.view.node_id
+            elif kind is fx.RefreshLeaderHeartbeat:
+                s.last_leader_hb = t
+            elif kind is fx.TruncateLog:
+                x.log = x.log[: e.from_index]
+            elif kind is fx.AppendEntries:
+                x.log = x.log + tuple(e.entries)
+            elif kind is fx.AdvanceCommitIndex:
+                if e.index > x.committed_index:
+                    x.committed_index = e.index
+            elif kind is fx.ClampCommitIndex:
+                if e.index < x.committed_index:
+                    x.committed_index = e.index
+
+    def _reply(self, e: StepEvent, kind: type) -> tuple[Any, list]:
+        """The step's reply to its input (None: none), and the other messages it sent."""
+        replies = [o for o in e.outputs if o.dst == e.src and type(o.payload) is kind]
+        others = [o for o in e.outputs if not (o.dst == e.src and type(o.payload) is kind)]
+        if len(replies) > 1:
+            others += replies[1:]
+        return (replies[0].payload if replies else None), others
+
+    def _unexpected(self, e: StepEvent, others: list, procedure: str, out: list, allowed=(PushEntryRequest,)) -> None:
+        for o in others:
+            if type(o.payload) not in allowed:
+                out.append(violation(procedure, e.node, f"{e.node} sent {_show_payload(o.payload)} to {o.dst}",
+                                     "no such message from this step", "it was sent"))
+
+    # ------------------------------------------------------------------ messages
+
+    def _message(self, s: _Node, e: StepEvent, out: list) -> None:
+        p = e.payload
+        kind = type(p)
+        if kind in _REPLIES:
+            self._request(s, e, out)
+        elif kind is VoteResponse:
+            self._vote_response(s, e, out)
+        elif kind is HeartBeatResponse:
+            self._heartbeat_response(s, e, out)
+        elif kind is PushEntryResponse:
+            self._push_response(s, e, out)
+        elif kind is ClientAppend:
+            self._client_append(s, e, out)
+        # (anything else is not a DLedger message: nothing to judge)
+
+    def _request(self, s: _Node, e: StepEvent, out: list) -> None:
+        before, after, request = s.view, e.view, e.payload
+        kind = type(request)
+        if kind is VoteRequest:
+            procedure = "handle_vote"
+            d = handle_vote(self._member(before), request, False, self.profile)
+            expected_reply: Any = VoteResponse(d.reply_term, d.result, request.round)
+            row = d.row
+        elif kind is HeartBeatRequest:
+            procedure = "handle_heartbeat"
+            d = handle_heartbeat(self._member(before), request)
+            expected_reply = HeartBeatResponse(d.reply_term, d.code, request.round)
+            row = d.row
+        else:
+            procedure = "handle_push"
+            d = handle_push(self._member(before), request, before.log, before.committed_index, self.profile)
+            expected_reply = d.response
+            row = d.row
+        self.judged[procedure] += 1
+        what = f"{e.node} handled {_show_payload(request)} from {e.src}"
+        reply, others = self._reply(e, _REPLIES[kind])
+        if reply != expected_reply:
+            out.append(violation(procedure, e.node, what,
+                                 f"reply {_show_payload(expected_reply)} ({self.profile.name}, row {row})",
+                                 f"reply {_show_payload(reply)}"))
+        x = _Expect(before)
+        self._apply(s, x, d.effects, e.time)
+        diff = x.diff(after)
+        if diff:
+            out.append(violation(procedure, e.node, what,
+                                 f"state after as {self.profile.name} row {row} leaves it", "; ".join(diff)))
+        self._unexpected(e, others, procedure, out)
+
+    def _vote_response(self, s: _Node, e: StepEvent, out: list) -> None:
+        before, after, reply = s.view, e.view, e.payload
+        r, t = s.vote, e.time
+        deterministic = None
+        if r is not None and reply.round == r.id and e.src not in r.answered and r.latch is None \
+                and t <= self._vote_deadline(r)[1]:
+            self.judged["parse_vote_result"] += 1
+            r.answered.add(e.src)
+            r.counts.append(count_vote(r.counts[-1], reply))
+            r.times.append(t)
+            if vote_round_closed(r.counts[-1], self.n):
+                r.latch = len(r.counts) - 1
+                if t < self._vote_deadline(r)[0]:
+                    deterministic = parse_vote_result(r.counts[-1], self.n, self.profile)
+        becomes_leader = after.role is Role.LEADER and before.role is not Role.LEADER
+        if becomes_leader:
+            self._became_leader(s, e, out)
+        elif deterministic is not None and deterministic.result is ParseResult.PASSED \
+                and before.curr_term == r.term:
+            out.append(violation("parse_vote_result", e.node,
+                                 f"{e.node}'s vote round of term {r.term} closed on {_show_payload(reply)} from {e.src}",
+                                 f"PASSED ({_counts(r.counts[-1])}): the node becomes leader", f"it stays {after.role.value}"))
+        elif deterministic is not None:
+            self._close_vote(s, [(deterministic, t, t)])
+        x = _Expect(before)
+        if becomes_leader:
+            x.role, x.leader_id = Role.LEADER, e.node
+        diff = x.diff(after)
+        if diff:
+            out.append(violation("parse_vote_result", e.node, f"{e.node} received {_show_payload(reply)} from {e.src}",
+                                 "a vote reply changes nothing but the role (to leader)", "; ".join(diff)))
+        self._unexpected(e, list(e.outputs), "parse_vote_result", out)
+
+    def _heartbeat_response(self, s: _Node, e: StepEvent, out: list) -> None:
+        r, reply, t = s.hb, e.payload, e.time
+        if r is not None and reply.round == r.id and e.src not in r.answered and t <= self._hb_window(r)[1]:
+            r.answered.add(e.src)
+            r.counts.append(count_heartbeat(r.counts[-1], reply))
+            r.times.append(t)
+            if r.latch is None and heartbeat_latch_open(r.counts[-1], self.n):
+                r.latch = len(r.counts) - 1
+        self._frame(s, e, "decide_heartbeat_round", f"{e.node} received {_show_payload(reply)} from {e.src}", out)
+
+    def _push_response(self, s: _Node, e: StepEvent, out: list) -> None:
+        before, response = s.view, e.payload
+        if before.role is Role.LEADER:
+            request = s.sent.get(e.src, {}).pop(response.seq, None)
+            if request is not None and response.code is ResponseCode.SUCCESS and response.type is request.type:
+                if request.type is PushType.COMPARE:
+                    shown = request.prev_index
+                elif request.type is PushType.TRUNCATE:
+                    shown = response.end_index
+                elif request.type is PushType.APPEND:
+                    shown = request.entries[-1].index
+                else:
+                    shown = None
+                if shown is not None:
+                    s.matched[e.src] = max(s.matched.get(e.src, -1), shown)
+                    s.frontier[e.src] = max(s.frontier.get(e.src, -2), shown)
+        self._frame(s, e, "leader_commit_index", f"{e.node} received {_show_payload(response)} from {e.src}", out,
+                    commit_may_move=True)
+
+    def _client_append(self, s: _Node, e: StepEvent, out: list) -> None:
+        before, after = s.view, e.view
+        self.judged["client_append"] += 1
+        x = _Expect(before)
+        entry = client_entry(self._member(before), before.log, e.payload.body)
+        if entry is not None:
+            x.log = before.log + (entry,)
+            x.committed_index = after.committed_index  # judged by the commit rule
+        diff = x.diff(after)
+        if diff:
+            out.append(violation("client_append", e.node, f"{e.node} ({before.role.value}) received {_show_payload(e.payload)}",
+                                 "the entry appended at the end in the leader's term" if before.role is Role.LEADER
+                                 else "nothing changes on a node that does not lead", "; ".join(diff)))
+        self._unexpected(e, list(e.outputs), "client_append", out)
+
+    def _frame(self, s: _Node, e: StepEvent, procedure: str, what: str, out: list, commit_may_move=False) -> None:
+        """A step whose only visible effect may be a leader's commit index: nothing else changes."""
+        x = _Expect(s.view)
+        if commit_may_move and s.view.role is Role.LEADER:
+            x.committed_index = e.view.committed_index
+        diff = x.diff(e.view)
+        if diff:
+            out.append(violation(procedure, e.node, what, "no change", "; ".join(diff)))
+        self._unexpected(e, list(e.outputs), procedure, out)
+
+    # ------------------------------------------------------------------ vote rounds
+
+    def _vote_deadline(self, r: _Round) -> tuple[int, int]:
+        """When a round without an open latch closes: 2000 + rand[0, maxVoteIntervalMs) after it
+        started, at the maintainer's next run."""
+        lo = r.start + self.timing.vote_round_base_wait_ms
+        return lo, lo + self.timing.max_vote_interval_ms + MAINTAINER_INTERVAL_MS
+
+    def _vote_closes(self, r: _Round, by: float = _INF) -> list[tuple[int, int, int]]:
+        """Every way the round can have closed no later than ``by``: (replies counted, earliest, latest)."""
+        d_lo, d_hi = self._vote_deadline(r)
+        if r.latch is not None:
+            t_latch = r.start if r.latch == 0 else r.times[r.latch - 1]
+            if t_latch < d_lo:
+                return [(r.latch, t_latch, t_latch)] if t_latch <= by else []
+        ways = []
+        last = r.latch if r.latch is not None else len(r.times)
+        for k in range(last + 1):
+            t_k = r.start if k == 0 else r.times[k - 1]
+            if k == r.latch:
+                ways.append((k, t_k, t_k))
+                continue
+            nxt = r.times[k] if k < len(r.times) else _INF
+            lo, hi = max(d_lo, t_k), min(d_hi, nxt)
+            if lo <= hi:
+                ways.append((k, lo, hi))
+        return [w for w in ways if w[1] <= by]
+
+    def _close_vote(self, s: _Node, decisions: list) -> None:
+        """Fold the possible outcomes [(ParseDecision, earliest, latest)] of the round into the hidden state."""
+        results, known, lows = set(), set(), []
+        low = self.timing.min_vote_interval_ms
+        extra = {NextVote.VOTE_INTERVAL: 0, NextVote.VOTE_INTERVAL_PLUS_LEASE: self.timing.lease_ms,
+                 NextVote.VOTE_INTERVAL_PLUS_MAX: self.timing.max_vote_interval_ms}
+        for d, lo, hi in decisions:
+            reset = s.reset_at
+            if reset is None or reset < lo:
+                results.add(d.result)
+            elif reset > hi:
+                results.add(ParseResult.WAIT_TO_REVOTE)
+            else:
+                results |= {d.result, ParseResult.WAIT_TO_REVOTE}
+            raised = [e.term for e in d.effects if type(e) is fx.BecomeCandidate]
+            known |= {max([k, *raised]) for k in s.known_max}
+            lows.append(s.next_vote_lo if d.next_vote is NextVote.UNCHANGED else lo + low + extra[d.next_vote])
+        s.parse, s.known_max, s.next_vote_lo = frozenset(results), frozenset(known), min(lows)
+        s.vote, s.reset_at = None, None
+
+    def _decisions(self, s: _Node, by: float) -> list:
+        r = s.vote
+        return [(parse_vote_result(r.counts[k], self.n, self.profile), lo, hi) for k, lo, hi in self._vote_closes(r, by)]
+
+    def _became_leader(self, s: _Node, e: StepEvent, out: list) -> None:
+        self.judged["parse_vote_result"] += 1
+        t, r = e.time, s.vote
+        passed = []
+        if r is not None and r.term == e.view.curr_term:
+            passed = [(d, lo, hi) for d, lo, hi in self._decisions(s, t) if lo <= t <= hi
+                      and d.result is ParseResult.PASSED]
+        if not passed:
+            counts = _counts(r.counts[-1]) if r is not None else "no vote round open"
+            out.append(violation("parse_vote_result", e.node, f"{e.node} became leader of term {e.view.curr_term}",
+                                 "a vote round of that term that passed (a quorum accepted)", f"the round: {counts}"))
+        s.vote, s.reset_at = None, None
+        s.parse = frozenset({ParseResult.PASSED})
+
+    # ------------------------------------------------------------------ ticks
+
+    def _tick(self, s: _Node, e: StepEvent, out: list) -> None:
+        before, after = s.view, e.view
+        sends = Counter(type(o.payload) for o in e.outputs)
+        if before.role is Role.CANDIDATE:
+            if sends[VoteRequest] or (self.n == 1 and (after.curr_term != before.curr_term
+                                                       or after.role is Role.LEADER)):
+                self._campaign(s, e, out)
+            elif after.curr_term != before.curr_term:
+                self._increase_term(s, e, out)
+            elif after.role is Role.LEADER:
+                self._became_leader(s, e, out)
+                self._tick_frame(s, e, out, role=Role.LEADER, leader_id=e.node, commit=True)
+            else:
+                self._tick_frame(s, e, out)
+        elif before.role is Role.FOLLOWER:
+            if after.role is Role.CANDIDATE:
+                self._follower_timeout(s, e, out)
+            else:
+                self._tick_frame(s, e, out)
+        else:
+            if sends[HeartBeatRequest]:
+                self._heartbeat_round(s, e, out)
+            elif after.role is not Role.LEADER:
+                self._step_down(s, e, out)
+            else:
+                self._tick_frame(s, e, out, commit=True)
+        allowed = {PushEntryRequest, VoteRequest, HeartBeatRequest}
+        self._unexpected(e, [o for o in e.outputs if type(o.payload) not in allowed], _MAINTAINER[before.role], out)
+        if sends[VoteRequest] and before.role is not Role.CANDIDATE:
+            self._unexpected(e, [o for o in e.outputs if type(o.payload) is VoteRequest], "candidate_action", out,
+                             allowed=())
+        if sends[HeartBeatRequest] and before.role is not Role.LEADER:
+            self._unexpected(e, [o for o in e.outputs if type(o.payload) is HeartBeatRequest],
+                             "decide_heartbeat_round", out, allowed=())
+
+    def _tick_frame(self, s: _Node, e: StepEvent, out: list, role=None, leader_id=None, commit=False) -> None:
+        """Nothing changes at a tick but what the procedure of the node's role did."""
+        x = _Expect(s.view)
+        if role is not None:
+            x.role, x.leader_id = role, leader_id
+        if commit:
+            x.committed_index = e.view.committed_index  # the leader's commit rule judges it
+        diff = x.diff(e.view)
+        if diff:
+            out.append(violation(_MAINTAINER[s.view.role], e.node, f"{e.node} ({s.view.role.value}) at a tick",
+                                 "no change but what a procedure of its role allows", "; ".join(diff)))
+
+    def _campaign(self, s: _Node, e: StepEvent, out: list) -> None:
+        before, after, t = s.view, e.view, e.time
+        self.judged["candidate_action"] += 1
+        what = f"{e.node} opened a vote round at term {after.curr_term}"
+        if s.need_increase:
+            out.append(violation("candidate_action", e.node, what,
+                                 f"INCREASE_TERM_ONLY: needIncreaseTermImmediately is set, so the term is raised "
+                                 f"to {_terms(before.curr_term, s.known_max)} without a vote round",
+                                 f"a vote round at term {after.curr_term}"))
+        if s.vote is not None:
+            decisions = self._decisions(s, t)
+            if not decisions:
+                out.append(violation("candidate_action", e.node, what,
+                                     f"no new round before the round of term {s.vote.term} (opened at {s.vote.start}) "
+                                     f"closes (its latch is still shut and its deadline is {self._vote_deadline(s.vote)[0]} "
+                                     f"or later)", f"a new round at {t}"))
+                decisions = [(parse_vote_result(s.vote.counts[-1], self.n, self.profile), t, t)]
+            if all(d.result is ParseResult.PASSED for d, _, _ in decisions) and before.role is not Role.LEADER:
+                out.append(violation("parse_vote_result", e.node, f"{e.node}'s vote round of term {s.vote.term}",
+                                     f"PASSED ({_counts(s.vote.counts[-1])}): the node becomes leader",
+                                     "it campaigned again"))
+            self._close_vote(s, decisions)
+        allowed = set()
+        if ParseResult.WAIT_TO_VOTE_NEXT in s.parse:
+            allowed |= {next_term(before.curr_term, k) for k in s.known_max}
+        if s.parse - {ParseResult.WAIT_TO_VOTE_NEXT}:
+            allowed.add(before.curr_term)
+        if after.curr_term not in allowed:
+            out.append(violation("candidate_action", e.node, what,
+                                 f"a round at term {' or '.join(map(str, sorted(allowed)))} (lastParseResult "
+                                 f"{' or '.join(sorted(p.value for p in s.parse))}, currTerm {before.curr_term})",
+                                 f"term {after.curr_term}"))
+        if t < s.next_vote_lo:
+            out.append(violation("candidate_action", e.node, what,
+                                 f"no round before nextTimeToRequestVote (at least {int(s.next_vote_lo)})",
+                                 f"a round at {t}"))
+        requests = [o for o in e.outputs if type(o.payload) is VoteRequest]
+        ids = {o.payload.round for o in requests}
+        rid = next(iter(ids)) if len(ids) == 1 else 0
+        wanted = VoteRequest(after.curr_term, e.node, after.ledger_end_term, after.ledger_end_index, rid)
+        bad = [o for o in requests if o.payload != wanted]
+        dsts = sorted(o.dst for o in requests)
+        if bad or dsts != sorted(self.peers - {e.node}):
+            out.append(violation("candidate_action", e.node, what,
+                                 f"{_show_payload(wanted)} to each of {', '.join(sorted(self.peers - {e.node}))}",
+                                 ", ".join(f"{_show_payload(o.payload)} to {o.dst}" for o in requests) or "no request"))
+        new_term = after.curr_term != before.curr_term
+        if new_term:
+            s.parse = frozenset({ParseResult.WAIT_TO_REVOTE})
+        member = MemberView(e.node, self.peers, after.curr_term, None if new_term else before.voted_for, None,
+                            Role.CANDIDATE, after.ledger_end_term, after.ledger_end_index, False)
+        own = handle_vote(member, VoteRequest(after.curr_term, e.node, after.ledger_end_term, after.ledger_end_index,
+                                              rid), True, self.profile)
+        x = _Expect(before)
+        x.curr_term, x.voted_for, x.leader_id, x.role = after.curr_term, member.voted_for, None, Role.CANDIDATE
+        self._apply(s, x, own.effects, t)
+        counts = count_vote(start_vote_counts(after.curr_term), VoteResponse(own.reply_term, own.result, rid))
+        s.vote = _Round(rid, after.curr_term, t, [counts], [], set())
+        if vote_round_closed(counts, self.n):
+            s.vote.latch = 0
+            d = parse_vote_result(counts, self.n, self.profile)
+            if d.result is ParseResult.PASSED:
+                x.role, x.leader_id = Role.LEADER, e.node
+                s.vote, s.parse = None, frozenset({ParseResult.PASSED})
+            else:
+                self._close_vote(s, [(d, t, t)])
+        diff = x.diff(after)
+        if diff:
+            out.append(violation("candidate_action", e.node, what,
+                                 f"the state after a round opens (its own vote: {own.result.value})", "; ".join(diff)))
+
+    def _increase_term(self, s: _Node, e: StepEvent, out: list) -> None:
+        before, after, t = s.view, e.view, e.time
+        self.judged["candidate_action"] += 1
+        if s.vote is not None:
+            self._close_vote(s, self._decisions(s, t) or [(parse_vote_result(s.vote.counts[-1], self.n,
+                                                                             self.profile), t, t)])
+        allowed = {next_term(before.curr_term, k) for k in s.known_max}
+        what = f"{e.node} raised its term from {before.curr_term} to {after.curr_term} without a vote round"
+        if not s.need_increase:
+            out.append(violation("candidate_action", e.node, what,
+                                 "a term raised only with a vote round (needIncreaseTermImmediately is not set)",
+                                 "the term raised alone"))
+        elif after.curr_term not in allowed:
+            out.append(violation("candidate_action", e.node, what, f"nextTerm(): {_terms(before.curr_term, s.known_max)}",
+                                 f"term {after.curr_term}"))
+        x = _Expect(before)
+        x.curr_term, x.voted_for = after.curr_term, None
+        diff = x.diff(after)
+        if diff:
+            out.append(violation("candidate_action", e.node, what, "only the term raised and the vote cleared",
+                                 "; ".join(diff)))
+        s.need_increase = False
+        s.parse = frozenset({ParseResult.WAIT_TO_REVOTE})
+        s.next_vote_lo = t + self.timing.min_vote_interval_ms
+
+    def _follower_timeout(self, s: _Node, e: StepEvent, out: list) -> None:
+        before, t = s.view, e.time
+        self.judged["follower_timed_out"] += 1
+        lease = self.timing.lease_ms
+        since = t - s.last_leader_hb if s.last_leader_hb != NEVER else _INF
+        if since <= lease:
+            out.append(violation("follower_timed_out", e.node, f"{e.node} stepped down as follower of {before.leader_id}",
+                                 f"no step-down within {lease} ms of its leader's last heartbeat",
+                                 f"a step-down {since} ms after it"))
+        self._tick_frame(s, e, out, role=Role.CANDIDATE)
+
+    # ------------------------------------------------------------------ heartbeat rounds
+
+    def _hb_window(self, r: _Round) -> tuple[int, int]:
+        """When the leader decides a round: heartBeatResultWait after its latch opens, or after
+        the latch's wait (heartBeatTimeIntervalMs - that wait) runs out, at the maintainer's next run."""
+        wait = self.timing.heartbeat_result_wait_ms
+        deadline = r.start + self.timing.heartbeat_interval_ms - wait
+        opened = _INF
+        if r.latch is not None:
+            opened = r.start if r.latch == 0 else r.times[r.latch - 1]
+        first = min(opened, deadline)
+        last = min(opened, deadline + MAINTAINER_INTERVAL_MS)
+        return first + wait, last + wait + MAINTAINER_INTERVAL_MS
+
+    def _hb_outcomes(self, s: _Node, by: float) -> list[tuple[Any, int, int]]:
+        """Every decision the round can have come to by ``by``: (decision, earliest, latest)."""
+        r = s.hb
+        lo, hi = self._hb_window(r)
+        if lo > by:
+            return []
+        first = sum(1 for x in r.times if x < lo)
+        last = sum(1 for x in r.times if x <= hi)
+        ls_lo, ls_hi = s.last_succ
+        found = []
+        for k in range(first, last + 1):
+            for now, since in ((hi, ls_lo), (lo, ls_hi)):
+                found.append((decide_heartbeat_round(r.counts[k], self.n, now, since, self.timing, self.profile), lo, hi))
+        return found
+
+    def _fold_hb(self, s: _Node, outcomes: list) -> None:
+        los, his, known = [], [], set()
+        for d, lo, hi in outcomes:
+            if d.outcome is HeartbeatRoundOutcome.QUORUM_ACK:
+                los.append(lo)
+                his.append(hi)
+            else:
+                los.append(s.last_succ[0])
+                his.append(s.last_succ[1])
+            raised = [eff.term for eff in d.effects if type(eff) is fx.BecomeCandidate]
+            known |= {max([k, *raised]) for k in s.known_max}
+        if outcomes:
+            s.last_succ = (min(los), max(his))
+            s.known_max = frozenset(known)
+        s.hb = None
+
+    def _heartbeat_round(self, s: _Node, e: StepEvent, out: list) -> None:
+        after, t = e.view, e.time
+        self.judged["decide_heartbeat_round"] += 1
+        if s.hb is not None:
+            outcomes = self._hb_outcomes(s, t)
+            what = f"{e.node} opened a heartbeat round of term {after.curr_term} at {t}"
+            if not outcomes:
+                out.append(violation("decide_heartbeat_round", e.node, what,
+                                     f"no new round before the last one (opened at {s.hb.start}) is decided "
+                                     f"(from {self._hb_window(s.hb)[0]})", "a new round"))
+            elif all(d.outcome in _STEP_DOWNS for d, _, _ in outcomes):
+                d = outcomes[0][0]
+                out.append(violation("decide_heartbeat_round", e.node, what,
+                                     f"{d.outcome.value} after the round opened at {s.hb.start} "
+                                     f"({_counts(s.hb.counts[-1])}): the leader steps down",
+                                     "it kept leading"))
+            self._fold_hb(s, outcomes)
+        requests = [o for o in e.outputs if type(o.payload) is HeartBeatRequest]
+        ids = {o.payload.round for o in requests}
+        rid = next(iter(ids)) if len(ids) == 1 else 0
+        wanted = HeartBeatRequest(after.curr_term, e.node, rid)
+        if any(o.payload != wanted for o in requests) or sorted(o.dst for o in requests) != sorted(self.peers - {e.node}):
+            out.append(violation("decide_heartbeat_round", e.node, f"{e.node} sent a heartbeat round",
+                                 f"{_show_payload(wanted)} to each of {', '.join(sorted(self.peers - {e.node}))}",
+                                 ", ".join(f"{_show_payload(o.payload)} to {o.dst}" for o in requests)))
+        counts = start_heartbeat_counts(after.curr_term)
+        s.hb = _Round(rid, after.curr_term, t, [counts], [], set())
+        if heartbeat_latch_open(counts, self.n):
+            s.hb.latch = 0
+        self._tick_frame(s, e, out, commit=True)
+
+    def _step_down(self, s: _Node, e: StepEvent, out: list) -> None:
+        t = e.time
+        self.judged["decide_heartbeat_round"] += 1
+        outcomes = self._hb_outcomes(s, t) if s.hb is not None else []
+        downs = [(d, lo, hi) for d, lo, hi in outcomes if d.outcome in _STEP_DOWNS]
+        if not downs:
+            seen = (f"{outcomes[0][0].outcome.value} ({_counts(s.hb.counts[-1])})" if outcomes
+                    else "no heartbeat round decided")
+            out.append(violation("decide_heartbeat_round", e.node, f"{e.node} stepped down as leader of term "
+                                 f"{s.view.curr_term} at {t}", "a heartbeat round whose decision is a step-down",
+                                 seen))
+        if s.hb is not None:
+            self._fold_hb(s, downs or outcomes)
+        self._tick_frame(s, e, out, role=Role.CANDIDATE)
+
+    # ------------------------------------------------------------------ leading
+
+    def _start_leading(self, s: _Node, v: DLedgerView) -> None:
+        s.matched = {p: -1 for p in self.peers if p != v.node_id}
+        s.frontier = {p: -2 for p in self.peers if p != v.node_id}
+        s.sent = {p: {} for p in self.peers if p != v.node_id}
+        s.hb = None
+
+    def _stop_leading(self, s: _Node) -> None:
+        if s.hb is not None:
+            # the round is still decided after the step-down: it may yet record a quorum ack
+            lo, hi = self._hb_window(s.hb)
+            s.last_succ = (s.last_succ[0], max(s.last_succ[1], hi))
+            s.hb = None
+        s.matched, s.frontier, s.sent = {}, {}, {}
+
+    def _leader_commit(self, s: _Node, e: StepEvent, before: DLedgerView, after: DLedgerView, out: list) -> None:
+        old, new = before.committed_index, after.committed_index
+        if new == old:
+            return
+        self.judged["leader_commit_index"] += 1
+        what = f"leader {e.node} of term {after.curr_term} moved its commit index from {old} to {new}"
+        if new < old:
+            out.append(violation("leader_commit_index", e.node, what, "a leader's commit index never moves back",
+                                 f"{new}"))
+            return
+        matches = [len(after.log) - 1] + [s.matched.get(p, -1) for p in sorted(self.peers) if p != e.node]
+        quorum = quorum_match_index(matches)
+        if new > quorum:
+            out.append(violation("leader_commit_index", e.node, what,
+                                 f"at most {quorum}, the index a quorum holds (as the followers told it: "
+                                 f"{matches[1:]}, its own end {matches[0]})", f"{new}"))
+        elif self.profile.log_generation == "G2" and 0 <= new < len(after.log) and after.log[new].term != after.curr_term:
+            out.append(violation("leader_commit_index", e.node, what,
+                                 f"a commit only by counting replicas of an entry of term {after.curr_term} "
+                                 f"({self.profile.name}, G2)", f"entry {new} of term {after.log[new].term} committed"))
+
+    def _pushes(self, s: _Node, e: StepEvent, after: DLedgerView, out: list) -> None:
+        pushes = [o for o in e.outputs if type(o.payload) is PushEntryRequest]
+        if not pushes:
+            return
+        self.judged["next_push"] += 1
+        if after.role is not Role.LEADER:
+            for o in pushes:
+                out.append(violation("next_push", e.node, f"{e.node} ({after.role.value}) pushed to {o.dst}",
+                                     "pushes only from the leader", _show_payload(o.payload)))
+            return
+        log = after.log
+        for o in pushes:
+            p, peer = o.payload, o.dst
+            problem = self._push_problem(s, p, peer, after)
+            if problem is not None:
+                out.append(violation("next_push", e.node, f"leader {e.node} of term {after.curr_term} sent "
+                                     f"{_show_payload(p)} to {peer} (its log {_show_log(log)})", problem[0], problem[1]))
+            if peer in s.sent:
+                s.sent[peer][p.seq] = p
+                if p.type is PushType.APPEND and p.entries and p.prev_index <= s.frontier.get(peer, -2):
+                    s.frontier[peer] = max(s.frontier[peer], p.entries[-1].index)
+                elif p.type is PushType.TRUNCATE and (p.prev_index == 0 or p.prev_index - 1 <= s.frontier.get(peer, -2)):
+                    s.frontier[peer] = max(s.frontier[peer], p.prev_index - 1 + len(p.entries))
+
+    def _push_problem(self, s: _Node, p: PushEntryRequest, peer: str, v: DLedgerView) -> tuple[str, str] | None:
+        log, end = v.log, len(v.log) - 1
+        if peer not in self.peers or peer == v.node_id:
+            return "pushes only to the other members", f"a push to {peer}"
+        if p.term != v.curr_term or p.leader != v.node_id:
+            return f"term {v.curr_term} and leader {v.node_id}", f"term {p.term} and leader {p.leader}"
+        if p.commit_index > v.committed_index:
+            return f"a commit index of at most its own ({v.committed_index})", f"{p.commit_index}"
+        if p.type is PushType.COMPARE:
+            want = log[p.prev_index].term if 0 <= p.prev_index <= end else NO_TERM
+            if not -1 <= p.prev_index <= end or p.prev_term != want or p.entries:
+                return f"a compare at an index of its log with that entry's term ({want})", \
+                    f"prev ({p.prev_index}, {p.prev_term}) with {len(p.entries)} entries"
+        elif p.type is PushType.TRUNCATE:
+            if not 0 <= p.prev_index <= end + 1 or tuple(p.entries) != log[p.prev_index: p.prev_index + len(p.entries)]:
+                return "a truncation at an index of its log, carrying its own entries", \
+                    f"truncate at {p.prev_index} with {_show_log(tuple(p.entries))}"
+            if p.prev_index > 0 and p.prev_index - 1 > s.frontier.get(peer, -2):
+                return f"a truncation only above an index the follower was shown to match " \
+                       f"(up to {s.frontier.get(peer, -2)})", f"truncate at {p.prev_index}"
+        elif p.type is PushType.APPEND:
+            first = p.prev_index + 1
+            if not p.entries or tuple(p.entries) != log[first: first + len(p.entries)] or first < 0:
+                return "entries of its own log, from prev_index + 1", f"{_show_log(tuple(p.entries))} after {p.prev_index}"
+            if p.prev_index > s.frontier.get(peer, -2):
+                matched = s.frontier.get(peer, -2)
+                return (f"an append only after a prefix the follower was shown to match "
+                        f"({'none yet' if matched < -1 else f'up to {matched}'})", f"an append after {p.prev_index}")
+        elif p.entries:
+            return "a commit push without entries", f"{len(p.entries)} entries"
+        return None
+
+    # ------------------------------------------------------------------ persistence
+
+    def _persist(self, e: StepEvent, before: DLedgerView, after: DLedgerView, out: list) -> None:
+        durable = (after.curr_term, after.voted_for, after.log)
+        changed = durable != (before.curr_term, before.voted_for, before.log)
+        p = e.persist
+        if p is None:
+            if changed and self.persist_expected:
+                out.append(violation("persist", e.node, f"{e.node} changed its term, vote or log",
+                                     f"(term {after.curr_term}, vote {after.voted_for}, log {_show_log(after.log)}) "
+                                     f"persisted before sending", "nothing persisted"))
+            return
+        written = _durable(p)
+        if written is not None and written != durable:
+            out.append(violation("persist", e.node, f"{e.node} persisted its state",
+                                 f"term {after.curr_term}, vote {after.voted_for}, log {_show_log(after.log)}",
+                                 f"term {written[0]}, vote {written[1]}, log {_show_log(written[2])}"))
+
+
+def _durable(p: Any) -> tuple | None:
+    """(term, vote, log) of a persisted DLedger state, if it is one (a record or its JSON object)."""
+    if isinstance(p, dict):
+        if not {"curr_term", "voted_for", "log"} <= p.keys():
+            return None
+        try:
+            log = tuple(e if isinstance(e, Entry) else Entry(e["index"], e["term"], e.get("body", ""))
+                        for e in p["log"])
+        except (TypeError, KeyError):
+            return None
+        return p["curr_term"], p["voted_for"], log
+    if all(hasattr(p, a) for a in ("curr_term", "voted_for", "log")):
+        return p.curr_term, p.voted_for, tuple(p.log)
+    return None
+
+
+def _terms(curr: int, known: frozenset) -> str:
+    return " or ".join(str(t) for t in sorted({next_term(curr, k) for k in known}))
+
+
+def _counts(c: Any) -> str:
+    return ", ".join(f"{f.name} {getattr(c, f.name)}" for f in attrs.fields(type(c)) if f.name != "term")
+
+
+PROPERTIES: tuple[str, ...] = tuple(step_property(p) for p in PROCEDURES)
