@@ -52,13 +52,21 @@ def check_expectations(script: Script, scenario: Scenario) -> None:
 
 
 def execute(script: Script, adapter: str | None = None, record_trace: bool = True,
-            until: Callable[[object], bool] | None = None) -> Execution:
+            until: Callable[[object], bool] | None = None, step_sink=None) -> Execution:
     """Build the cluster for ``script`` and run its steps (all, or until ``until(cluster)``
-    holds after one). UserError propagates."""
+    holds after one). UserError propagates.
+
+    ``step_sink(event)`` receives every node step (``spec.steps.StepEvent``), for a
+    scenario that judges steps (``dledger``); others refuse it.
+    """
     scenario = get_scenario(script.scenario)
     check_expectations(script, scenario)
     adapter = adapter or script.adapter or "reference"
     cluster = scenario.build(script, adapter, record_trace)
+    if step_sink is not None:
+        if not hasattr(cluster, "step_sink"):
+            raise UserError(f"scenario {script.scenario} does not record node steps (dledger does)")
+        cluster.step_sink = step_sink
     error = None
     try:
         cluster.execute(script.steps, until)

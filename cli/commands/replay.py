@@ -23,6 +23,12 @@ from conformance.errors import AdapterError, UserError
 from conformance.scenarios.base import ExpectationFailed
 from conformance.script import read_script
 from conformance.targets import combine_adapter_args, split_roles
+from conformance.traces import TraceWriter
+
+
+def _in_process(adapter: str) -> bool:
+    """The reference and its mutants hand their durable state over in every step."""
+    return adapter == "reference" or adapter.startswith("mutant:")
 
 
 def register(sub) -> None:
@@ -38,6 +44,9 @@ def register(sub) -> None:
                         "(stdio:, python:, jvm:); only for scripts you trust")
     p.add_argument("--trace", metavar="OUT", default=None,
                    help="write the trace as JSON lines to OUT (default: not written)")
+    p.add_argument("--step-trace", metavar="OUT", default=None,
+                   help="write every node step as an rmqha-trace/1 step trace to OUT (dledger scenario; "
+                        "judge it with rmqha validate)")
     p.set_defaults(func=run)
 
 
@@ -56,11 +65,27 @@ def run(args) -> int:
                             f"load code: rmqha starts nothing a file names. To run it, pass it yourself: "
                             f"--adapter {shlex.quote(adapter)} (or --use-script-adapter)")
     expected = {s.args[1] for s in script.steps if s.op == "expect" and s.args[:1] == ("violation",)}
+    steps = None
+    if args.step_trace:
+        if script.scenario != "dledger":
+            raise UserError(f"--step-trace: scenario {script.scenario} does not record node steps (dledger does)")
+        try:
+            steps = open(args.step_trace, "w", encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"--step-trace: cannot write {args.step_trace}: {exc.strerror}") from None
     try:
-        ex = execute(script, adapter, record_trace=True)
+        sink = None
+        if steps is not None:
+            writer = TraceWriter(steps, "dledger", script.nodes, script.profile or "dledger-0.4",
+                                 f"rmqha replay ({adapter})", "each-step" if _in_process(adapter) else "at-crash")
+            sink = writer.write
+        ex = execute(script, adapter, record_trace=True, step_sink=sink)
     except ExpectationFailed as exc:
         print(f"{args.file}: expectation failed: {exc}")
         return 1
+    finally:
+        if steps is not None:
+            steps.close()
     cluster = ex.cluster
     if args.trace:
         with open(args.trace, "w", encoding="utf-8") as f:

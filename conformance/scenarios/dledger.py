@@ -72,6 +72,7 @@ class DLedgerCluster(SimCluster):
         self._versions: dict[str, int] = {}
         # step conformance (spec/steps): every step judged against the declared profile
         self.steps = self.new_steps()
+        self.step_sink = None  # step_sink(event): e.g. conformance.traces.TraceWriter.write
         # election metrics
         self.elections: list[tuple[int, int, str]] = []  # (time, term, leader)
         self.failovers_ms: list[int] = []
@@ -119,8 +120,11 @@ class DLedgerCluster(SimCluster):
         if node is None:
             self._last_views[node_id] = None
             self.node_crashed(node_id)
+            crash = StepEvent(node_id, sim.now, CRASH)
+            if self.step_sink is not None:
+                self.step_sink(crash)
             if self.steps is not None:
-                self.steps.check(StepEvent(node_id, sim.now, CRASH))
+                self.steps.check(crash)
             if node_id == self._leader:
                 self._leader_lost()
             return
@@ -130,13 +134,15 @@ class DLedgerCluster(SimCluster):
         previous = self._last_views.get(node_id)
         changed = version is None or version != self._versions.get(node_id) or previous is None
         view = node.observe() if changed else previous
-        if self.steps is not None and (changed or incoming is not None
-                                       or (ready is not None and (ready.messages or ready.persist is not None))):
+        if (self.steps is not None or self.step_sink is not None) and (
+                changed or incoming is not None or (ready is not None and (ready.messages or ready.persist is not None))):
             kind = MESSAGE if incoming is not None else TICK if ready is not None else BOOT
             event = StepEvent(node_id, sim.now, kind, incoming.src if incoming is not None else None,
                               incoming.payload if incoming is not None else None, view,
                               ready.messages if ready is not None else (), ready.persist if ready is not None else None)
-            for violation in self.steps.check(event):
+            if self.step_sink is not None:
+                self.step_sink(event)
+            for violation in self.steps.check(event) if self.steps is not None else ():
                 self.violate(violation)
         is_vote = incoming is not None and isinstance(incoming.payload, VoteRequest)
         booted = incoming is None and ready is None  # a (re)start: always judged (restart durability)

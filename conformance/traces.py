@@ -1,0 +1,259 @@
+"""Step traces: one JSON line per step of a node, written by an implementation's logging
+hook (or by rmqha's own runs) and judged offline by ``rmqha validate``.
+
+The format (``rmqha-trace/1``, docs/traces.md): a header line, then one event per line
+
+    {"trace": "rmqha-trace/1", "kind": "dledger", "nodes": ["n1", "n2", "n3"],
+     "profile": "dledger-0.4", "implementation": "...", "persist": "each-step"}
+    {"node": "n1", "time": 0, "input": "boot", "view": {...}}
+    {"node": "n1", "time": 10, "input": "tick", "view": {...}, "outputs": [{"dst": "n2", "payload": {...}}],
+     "persist": {...}}
+    {"node": "n2", "time": 14, "input": "message", "src": "n1", "payload": {...}, "view": {...}, "outputs": [...]}
+    {"node": "n1", "time": 900, "input": "crash"}
+
+Records are the adapter protocol's JSON (``adapters/codec.py``). A view may give its
+log as ``log_from`` and ``log_tail`` instead of ``log``: the entries from index
+``log_from`` on, those below as in the same node's previous view, so a long run's
+trace grows with what changes, not with the log. The reader streams: memory is the
+checker's state (a view and a little hidden state per node), never the trace's length.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import IO, Any, Iterable, Iterator
+
+import attrs
+
+from adapters import codec
+from conformance.errors import UserError
+from spec.dledger.profiles import DEFAULT_TIMING, PROFILES, Timing
+from spec.dledger.records import DLedgerView, Entry
+from spec.steps import INPUTS, MESSAGE, Sent, StepEvent, StepViolation
+from spec.steps.dledger import DLedgerSteps
+
+TRACE_FORMAT = "rmqha-trace/1"
+KINDS = ("dledger",)  # node kinds whose steps a trace can be judged for
+_LOG_FIELDS = ("log_from", "log_tail")
+
+
+class TraceError(UserError):
+    """A trace that cannot be read (one line naming the file, line and field)."""
+
+
+@attrs.frozen(slots=True)
+class TraceHeader:
+    kind: str
+    nodes: tuple[str, ...]
+    profile: str | None
+    implementation: str = ""
+    persist: str = "at-crash"  # "each-step": every step that changes term/vote/log persists
+    timing: Timing = DEFAULT_TIMING
+
+
+@attrs.frozen(slots=True)
+class Finding:
+    line: int
+    event: StepEvent
+    violation: StepViolation
+
+
+@attrs.define(slots=True)
+class Validation:
+    """What ``validate`` saw: events judged, per procedure, and the violations found."""
+
+    header: TraceHeader
+    profile: str
+    events: int = 0
+    nodes: set = attrs.Factory(set)
+    judged: Counter = attrs.Factory(Counter)
+    findings: list = attrs.Factory(list)
+
+
+# ------------------------------------------------------------------ reading
+
+
+def _header(line: str, where: str) -> TraceHeader:
+    try:
+        raw = json.loads(line)
+    except ValueError as exc:
+        raise TraceError(f"{where}: not JSON ({exc})") from None
+    if not isinstance(raw, dict) or raw.get("trace") != TRACE_FORMAT:
+        raise TraceError(f"{where}: not an {TRACE_FORMAT} header (the first line must be "
+                         f'{{"trace": "{TRACE_FORMAT}", "kind": ..., "nodes": [...], ...}})')
+    kind = raw.get("kind")
+    if kind not in KINDS:
+        raise TraceError(f"{where}: kind {kind!r} cannot be validated (known: {', '.join(KINDS)})")
+    nodes = raw.get("nodes")
+    if not (isinstance(nodes, list) and nodes and all(isinstance(n, str) for n in nodes)
+            and len(set(nodes)) == len(nodes)):
+        raise TraceError(f"{where}: nodes must be a non-empty list of distinct node ids")
+    persist = raw.get("persist", "at-crash")
+    if persist not in ("each-step", "at-crash"):
+        raise TraceError(f"{where}: persist must be 'each-step' or 'at-crash', not {persist!r}")
+    timing = DEFAULT_TIMING
+    if raw.get("timing") is not None:
+        try:
+            timing = Timing(**raw["timing"])
+        except TypeError as exc:
+            raise TraceError(f"{where}: timing: {exc}") from None
+    profile = raw.get("profile")
+    if profile is not None and not isinstance(profile, str):
+        raise TraceError(f"{where}: profile must be a string")
+    return TraceHeader(kind, tuple(nodes), profile, str(raw.get("implementation", "")), persist, timing)
+
+
+class _Decoder:
+    """Turns event lines into StepEvents, keeping each node's last log for ``log_tail``."""
+
+    def __init__(self, header: TraceHeader):
+        self.nodes = frozenset(header.nodes)
+        self.reg = codec.registry(header.kind)
+        self.logs: dict[str, tuple] = {}
+
+    def event(self, raw: Any) -> StepEvent:
+        if not isinstance(raw, dict):
+            raise codec.CodecError("", "an event is a JSON object")
+        node, time, kind = raw.get("node"), raw.get("time"), raw.get("input")
+        if node not in self.nodes:
+            raise codec.CodecError("node", f"{node!r} is not one of the header's nodes")
+        if isinstance(time, bool) or not isinstance(time, int):
+            raise codec.CodecError("time", f"expected an integer (ms), got {time!r}")
+        if kind not in INPUTS:
+            raise codec.CodecError("input", f"expected one of {', '.join(INPUTS)}, got {kind!r}")
+        unknown = set(raw) - {"node", "time", "input", "src", "payload", "view", "outputs", "persist"}
+        if unknown:
+            raise codec.CodecError("", f"unknown field(s) {', '.join(sorted(unknown))}")
+        if kind == "crash":
+            self.logs.pop(node, None)
+            return StepEvent(node, time, kind)
+        src = payload = None
+        if kind == MESSAGE:
+            src = raw.get("src")
+            if not isinstance(src, str):
+                raise codec.CodecError("src", "a message event needs its sender")
+            payload = codec.decode(raw.get("payload"), Any, self.reg, "payload")
+        view = self._view(node, raw.get("view"))
+        outputs = []
+        for i, o in enumerate(raw.get("outputs") or ()):
+            if not isinstance(o, dict) or not isinstance(o.get("dst"), str):
+                raise codec.CodecError(f"outputs[{i}]", "expected {\"dst\": ..., \"payload\": ...}")
+            outputs.append(Sent(o["dst"], codec.decode(o.get("payload"), Any, self.reg, f"outputs[{i}].payload")))
+        return StepEvent(node, time, kind, src, payload, view, tuple(outputs), raw.get("persist"))
+
+    def _view(self, node: str, raw: Any) -> DLedgerView:
+        if not isinstance(raw, dict):
+            raise codec.CodecError("view", "expected the node's view after the step")
+        if "log" not in raw and "log_from" in raw:
+            start = raw["log_from"]
+            prev = self.logs.get(node, ())
+            if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= len(prev):
+                raise codec.CodecError("view.log_from", f"must be an index within the node's previous log "
+                                                        f"(0..{len(prev)}), got {start!r}")
+            tail = codec.decode(raw.get("log_tail", []), tuple[Entry, ...], self.reg, "view.log_tail")
+            log = prev if not tail and start == len(prev) else prev[:start] + tail
+            raw = {k: v for k, v in raw.items() if k not in _LOG_FIELDS}
+            view = codec.decode({**raw, "log": []}, DLedgerView, self.reg, "view")
+            view = attrs.evolve(view, log=log)
+        else:
+            view = codec.decode(raw, DLedgerView, self.reg, "view")
+            prev = self.logs.get(node)
+            if prev is not None and view.log == prev:
+                view = attrs.evolve(view, log=prev)  # keep one tuple while the log stays the same
+        self.logs[node] = view.log
+        return view
+
+
+def read_events(lines: Iterable[str], name: str = "trace") -> tuple[TraceHeader, Iterator[tuple[int, StepEvent]]]:
+    """The header and a lazy stream of (line number, event); bad lines raise TraceError."""
+    it = iter(lines)
+    first = next(it, None)
+    if first is None or not first.strip():
+        raise TraceError(f"{name}: empty trace: nothing to validate")
+    header = _header(first, f"{name}:1")
+    decoder = _Decoder(header)
+
+    def events() -> Iterator[tuple[int, StepEvent]]:
+        for number, line in enumerate(it, 2):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+                yield number, decoder.event(raw)
+            except (ValueError, RecursionError) as exc:
+                if isinstance(exc, codec.CodecError):
+                    raise TraceError(f"{name}:{number}: {exc}") from None
+                raise TraceError(f"{name}:{number}: not JSON ({str(exc)[:80]})") from None
+
+    return header, events()
+
+
+def validate(lines: Iterable[str], name: str = "trace", profile: str | None = None,
+             stop_at_first: bool = True) -> Validation:
+    """Judge every step of a trace with the step checker of its node kind."""
+    header, events = read_events(lines, name)
+    chosen = profile or header.profile
+    if chosen is None:
+        raise TraceError(f"{name}: the trace declares no profile: pass --profile (known: {', '.join(PROFILES)})")
+    if chosen not in PROFILES:
+        raise TraceError(f"{name}: unknown DLedger profile {chosen!r} (known: {', '.join(PROFILES)})")
+    checker = DLedgerSteps(header.nodes, PROFILES[chosen], header.timing, header.persist == "each-step")
+    result = Validation(header, chosen)
+    for number, event in events:
+        result.events += 1
+        result.nodes.add(event.node)
+        for v in checker.check(event):
+            result.findings.append(Finding(number, event, v))
+        if result.findings and stop_at_first:
+            break
+    result.judged = checker.judged
+    return result
+
+
+# ------------------------------------------------------------------ writing
+
+
+class TraceWriter:
+    """Writes a run's steps as an ``rmqha-trace/1`` trace (logs as tails after the first view)."""
+
+    def __init__(self, out: IO[str], kind: str, nodes: Iterable[str], profile: str | None,
+                 implementation: str = "", persist: str = "each-step"):
+        self.out = out
+        self.logs: dict[str, tuple] = {}
+        header = {"trace": TRACE_FORMAT, "kind": kind, "nodes": list(nodes), "profile": profile,
+                  "implementation": implementation, "persist": persist}
+        out.write(_dumps(header))
+
+    def write(self, e: StepEvent) -> None:
+        line: dict[str, Any] = {"node": e.node, "time": e.time, "input": e.input}
+        if e.input == MESSAGE:
+            line["src"] = e.src
+            line["payload"] = codec.encode(e.payload)
+        if e.view is not None:
+            line["view"] = self._view(e.node, e.view)
+        else:
+            self.logs.pop(e.node, None)
+        if e.outputs:
+            line["outputs"] = [{"dst": o.dst, "payload": codec.encode(o.payload)} for o in e.outputs]
+        if e.persist is not None:
+            line["persist"] = codec.encode(e.persist)
+        self.out.write(_dumps(line))
+
+    def _view(self, node: str, view: DLedgerView) -> dict:
+        encoded = codec.encode(attrs.evolve(view, log=()))
+        prev, log = self.logs.get(node), view.log
+        self.logs[node] = log
+        if prev is None:
+            encoded["log"] = codec.encode(log)
+            return encoded
+        keep = min(len(prev), len(log))
+        if log[:keep] != prev[:keep]:
+            keep = next(i for i in range(keep) if log[i] != prev[i])
+        del encoded["log"]
+        encoded["log_from"] = keep
+        encoded["log_tail"] = codec.encode(log[keep:])
+        return encoded
+
+
+def _dumps(x: Any) -> str:
+    return json.dumps(x, separators=(",", ":")) + "\n"
