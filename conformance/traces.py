@@ -110,6 +110,7 @@ class _Decoder:
         self.nodes = frozenset(header.nodes)
         self.reg = codec.registry(header.kind)
         self.logs: dict[str, tuple] = {}
+        self.persisted: dict[str, tuple] = {}  # node -> the log of its last persist
 
     def event(self, raw: Any) -> StepEvent:
         if not isinstance(raw, dict):
@@ -127,31 +128,54 @@ class _Decoder:
         if kind == "crash":
             self.logs.pop(node, None)
             return StepEvent(node, time, kind)
+        if kind == "boot":
+            self.persisted.pop(node, None)
         src = payload = None
         if kind == MESSAGE:
             src = raw.get("src")
             if not isinstance(src, str):
                 raise codec.CodecError("src", "a message event needs its sender")
             payload = codec.decode(raw.get("payload"), Any, self.reg, "payload")
+        before = self.logs.get(node)
         view = self._view(node, raw.get("view"))
         outputs = []
         for i, o in enumerate(raw.get("outputs") or ()):
             if not isinstance(o, dict) or not isinstance(o.get("dst"), str):
                 raise codec.CodecError(f"outputs[{i}]", "expected {\"dst\": ..., \"payload\": ...}")
             outputs.append(Sent(o["dst"], codec.decode(o.get("payload"), Any, self.reg, f"outputs[{i}].payload")))
-        return StepEvent(node, time, kind, src, payload, view, tuple(outputs), raw.get("persist"))
+        persist = self._persist(node, raw.get("persist"), raw.get("view"), before, view.log)
+        return StepEvent(node, time, kind, src, payload, view, tuple(outputs), persist)
+
+    def _log(self, raw: dict, prev: tuple, where: str) -> tuple:
+        """The log given as ``log_from`` and ``log_tail`` after ``prev``."""
+        start = raw["log_from"]
+        if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= len(prev):
+            raise codec.CodecError(f"{where}.log_from", f"must be an index within the node's previous log "
+                                                        f"(0..{len(prev)}), got {start!r}")
+        tail = codec.decode(raw.get("log_tail", []), tuple[Entry, ...], self.reg, f"{where}.log_tail")
+        return prev if not tail and start == len(prev) else prev[:start] + tail
+
+    def _persist(self, node: str, raw: Any, raw_view: dict, view_before: tuple | None, view_log: tuple) -> Any:
+        """A persisted DLedger state as {curr_term, voted_for, log} (its log possibly as a tail)."""
+        if not isinstance(raw, dict) or not ("log" in raw or "log_from" in raw):
+            return raw  # not a DLedger state: judged only if it reads as one
+        prev = self.persisted.get(node, ())
+        if "log" in raw:
+            log = codec.decode(raw["log"], tuple[Entry, ...], self.reg, "persist.log")
+        elif prev is view_before and all(raw.get(k) == raw_view.get(k) for k in _LOG_FIELDS):
+            log = view_log  # the same change to the same log: one tuple for both (compared by identity)
+        else:
+            log = self._log(raw, prev, "persist")
+        if log is not view_log and log == view_log:
+            log = view_log  # one tuple from now on: later steps share it by identity
+        self.persisted[node] = log
+        return {"curr_term": raw.get("curr_term"), "voted_for": raw.get("voted_for"), "log": log}
 
     def _view(self, node: str, raw: Any) -> DLedgerView:
         if not isinstance(raw, dict):
             raise codec.CodecError("view", "expected the node's view after the step")
         if "log" not in raw and "log_from" in raw:
-            start = raw["log_from"]
-            prev = self.logs.get(node, ())
-            if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= len(prev):
-                raise codec.CodecError("view.log_from", f"must be an index within the node's previous log "
-                                                        f"(0..{len(prev)}), got {start!r}")
-            tail = codec.decode(raw.get("log_tail", []), tuple[Entry, ...], self.reg, "view.log_tail")
-            log = prev if not tail and start == len(prev) else prev[:start] + tail
+            log = self._log(raw, self.logs.get(node, ()), "view")
             raw = {k: v for k, v in raw.items() if k not in _LOG_FIELDS}
             view = codec.decode({**raw, "log": []}, DLedgerView, self.reg, "view")
             view = attrs.evolve(view, log=log)
@@ -220,6 +244,7 @@ class TraceWriter:
                  implementation: str = "", persist: str = "each-step"):
         self.out = out
         self.logs: dict[str, tuple] = {}
+        self.persisted: dict[str, tuple] = {}
         header = {"trace": TRACE_FORMAT, "kind": kind, "nodes": list(nodes), "profile": profile,
                   "implementation": implementation, "persist": persist}
         out.write(_dumps(header))
@@ -229,30 +254,37 @@ class TraceWriter:
         if e.input == MESSAGE:
             line["src"] = e.src
             line["payload"] = codec.encode(e.payload)
-        if e.view is not None:
-            line["view"] = self._view(e.node, e.view)
-        else:
+        if e.input == "boot":
             self.logs.pop(e.node, None)
+            self.persisted.pop(e.node, None)
+        if e.view is not None:
+            line["view"] = _with_log(codec.encode(attrs.evolve(e.view, log=())), self.logs, e.node, e.view.log)
         if e.outputs:
             line["outputs"] = [{"dst": o.dst, "payload": codec.encode(o.payload)} for o in e.outputs]
         if e.persist is not None:
-            line["persist"] = codec.encode(e.persist)
+            log = getattr(e.persist, "log", None)
+            if attrs.has(type(e.persist)) and log is not None:  # a DLedger state: its log as a tail
+                line["persist"] = _with_log(codec.encode(attrs.evolve(e.persist, log=())), self.persisted, e.node,
+                                            tuple(log))
+            else:
+                line["persist"] = codec.encode(e.persist)
         self.out.write(_dumps(line))
 
-    def _view(self, node: str, view: DLedgerView) -> dict:
-        encoded = codec.encode(attrs.evolve(view, log=()))
-        prev, log = self.logs.get(node), view.log
-        self.logs[node] = log
-        if prev is None:
-            encoded["log"] = codec.encode(log)
-            return encoded
-        keep = min(len(prev), len(log))
-        if log[:keep] != prev[:keep]:
-            keep = next(i for i in range(keep) if log[i] != prev[i])
-        del encoded["log"]
-        encoded["log_from"] = keep
-        encoded["log_tail"] = codec.encode(log[keep:])
+
+def _with_log(encoded: dict, last: dict, node: str, log: tuple) -> dict:
+    """``encoded`` with ``log`` in full the first time, else as the tail after ``last[node]``."""
+    prev = last.get(node)
+    last[node] = log
+    if prev is None:
+        encoded["log"] = codec.encode(log)
         return encoded
+    keep = min(len(prev), len(log))
+    if log[:keep] != prev[:keep]:
+        keep = next(i for i in range(keep) if log[i] != prev[i])
+    del encoded["log"]
+    encoded["log_from"] = keep
+    encoded["log_tail"] = codec.encode(log[keep:])
+    return encoded
 
 
 def _dumps(x: Any) -> str:

@@ -153,6 +153,15 @@ class _Expect:
         self.before = v
 
     def diff(self, v: DLedgerView) -> list[str]:
+        b = self.before
+        if (self.role is v.role and self.curr_term == v.curr_term and self.voted_for == v.voted_for
+                and self.leader_id == v.leader_id and self.committed_index == v.committed_index
+                and (self.log is v.log or self.log == v.log)
+                and (self.log is b.log and v.ledger_end_index == b.ledger_end_index
+                     and v.ledger_end_term == b.ledger_end_term
+                     or (v.ledger_end_index, v.ledger_end_term) == (len(self.log) - 1,
+                                                                    self.log[-1].term if self.log else NO_TERM))):
+            return []  # (the usual case, decided without building messages)
         out = [f"{name} {_show(getattr(self, name))} but {_show(getattr(v, name))}"
                for name in ("role", "curr_term", "voted_for", "leader_id", "committed_index")
                if getattr(self, name) != getattr(v, name)]
@@ -328,17 +337,16 @@ class DLedgerSteps:
             expected_reply = d.response
             row = d.row
         self.judged[procedure] += 1
-        what = f"{e.node} handled {_show_payload(request)} from {e.src}"
         reply, others = self._reply(e, _REPLIES[kind])
         if reply != expected_reply:
-            out.append(violation(procedure, e.node, what,
+            out.append(violation(procedure, e.node, f"{e.node} handled {_show_payload(request)} from {e.src}",
                                  f"reply {_show_payload(expected_reply)} ({self.profile.name}, row {row})",
                                  f"reply {_show_payload(reply)}"))
         x = _Expect(before)
         self._apply(s, x, d.effects, e.time)
         diff = x.diff(after)
         if diff:
-            out.append(violation(procedure, e.node, what,
+            out.append(violation(procedure, e.node, f"{e.node} handled {_show_payload(request)} from {e.src}",
                                  f"state after as {self.profile.name} row {row} leaves it", "; ".join(diff)))
         self._unexpected(e, others, procedure, out)
 
@@ -383,7 +391,7 @@ class DLedgerSteps:
             r.times.append(t)
             if r.latch is None and heartbeat_latch_open(r.counts[-1], self.n):
                 r.latch = len(r.counts) - 1
-        self._frame(s, e, "decide_heartbeat_round", f"{e.node} received {_show_payload(reply)} from {e.src}", out)
+        self._frame(s, e, "decide_heartbeat_round", out)
 
     def _push_response(self, s: _Node, e: StepEvent, out: list) -> None:
         before, response = s.view, e.payload
@@ -401,7 +409,7 @@ class DLedgerSteps:
                 if shown is not None:
                     s.matched[e.src] = max(s.matched.get(e.src, -1), shown)
                     s.frontier[e.src] = max(s.frontier.get(e.src, -2), shown)
-        self._frame(s, e, "leader_commit_index", f"{e.node} received {_show_payload(response)} from {e.src}", out,
+        self._frame(s, e, "leader_commit_index", out,
                     commit_may_move=True)
 
     def _client_append(self, s: _Node, e: StepEvent, out: list) -> None:
@@ -419,14 +427,15 @@ class DLedgerSteps:
                                  else "nothing changes on a node that does not lead", "; ".join(diff)))
         self._unexpected(e, list(e.outputs), "client_append", out)
 
-    def _frame(self, s: _Node, e: StepEvent, procedure: str, what: str, out: list, commit_may_move=False) -> None:
+    def _frame(self, s: _Node, e: StepEvent, procedure: str, out: list, commit_may_move=False) -> None:
         """A step whose only visible effect may be a leader's commit index: nothing else changes."""
         x = _Expect(s.view)
         if commit_may_move and s.view.role is Role.LEADER:
             x.committed_index = e.view.committed_index
         diff = x.diff(e.view)
         if diff:
-            out.append(violation(procedure, e.node, what, "no change", "; ".join(diff)))
+            out.append(violation(procedure, e.node, f"{e.node} received {_show_payload(e.payload)} from {e.src}",
+                                 "no change", "; ".join(diff)))
         self._unexpected(e, list(e.outputs), procedure, out)
 
     # ------------------------------------------------------------------ vote rounds
@@ -859,9 +868,11 @@ def _durable(p: Any) -> tuple | None:
     if isinstance(p, dict):
         if not {"curr_term", "voted_for", "log"} <= p.keys():
             return None
+        log = p["log"]
         try:
-            log = tuple(e if isinstance(e, Entry) else Entry(e["index"], e["term"], e.get("body", ""))
-                        for e in p["log"])
+            if not (isinstance(log, tuple) and all(type(e) is Entry for e in log[-1:])):
+                log = tuple(e if isinstance(e, Entry) else Entry(e["index"], e["term"], e.get("body", ""))
+                            for e in log)
         except (TypeError, KeyError):
             return None
         return p["curr_term"], p["voted_for"], log
