@@ -78,10 +78,6 @@ from spec.dledger.records import (
 from spec.dledger.vote import handle_vote
 from spec.steps import BOOT, CRASH, TICK, StepEvent, StepViolation, step_property, violation
 
-# DLedger's state maintainer runs every 10 ms (the simulator ticks at the same period):
-# a deadline fires at the first tick at or after it.
-MAINTAINER_INTERVAL_MS = 10
-
 PROCEDURES: dict[str, str] = {
     "handle_vote": "a vote request is answered, and the state changed, as handle_vote says",
     "handle_heartbeat": "a heartbeat is answered, and the state changed, as handle_heartbeat says",
@@ -105,6 +101,8 @@ _INF = float("inf")
 # what runs at a tick, by role: a change at a tick is charged to it
 _MAINTAINER = {Role.CANDIDATE: "candidate_action", Role.FOLLOWER: "follower_timed_out",
                Role.LEADER: "decide_heartbeat_round"}
+# more possible histories of one node than this are not kept (in practice: two or three)
+MAX_HISTORIES = 16
 _REPLIES = {VoteRequest: VoteResponse, HeartBeatRequest: HeartBeatResponse, PushEntryRequest: PushEntryResponse}
 
 
@@ -122,6 +120,11 @@ class _Round:
     times: list  # times[k - 1]: when reply k arrived
     answered: set
     latch: int | None = None  # the k at which the latch opened, if it did
+    not_before: int = 0  # (vote rounds) the deadline is known to be at or after this instant
+
+    def copy(self) -> "_Round":
+        return _Round(self.id, self.term, self.start, list(self.counts), list(self.times), set(self.answered),
+                      self.latch, self.not_before)
 
 
 @attrs.define(slots=True)
@@ -132,14 +135,29 @@ class _Node:
     parse: frozenset = frozenset({ParseResult.WAIT_TO_REVOTE})  # possible lastParseResult values
     next_vote_lo: float = -_INF  # lower bound of nextTimeToRequestVote
     vote: _Round | None = None
-    reset_at: int | None = None  # the last toFollower (lastParseResult reset) while ``vote`` was undecided
     hb: _Round | None = None
     last_leader_hb: int = NEVER
-    last_succ: tuple = (NEVER, NEVER)  # range of lastSuccHeartBeatTime
+    last_succ: int = NEVER  # lastSuccHeartBeatTime
     # leader side, for the current leadership
     matched: dict = attrs.Factory(dict)  # follower -> largest index it was shown to hold
     frontier: dict = attrs.Factory(dict)  # follower -> largest index matched or sent on a matched prefix
     sent: dict = attrs.Factory(dict)  # follower -> {seq: push}
+    # this step: the state the handler saw (after any round that ended before it was
+    # closed), and a round decision the step must show (procedure, message) or None
+    pre: Any = None
+    forced: Any = None
+
+    def key(self) -> tuple:
+        """What tells two histories apart; equal keys are merged, keeping the laxer time bounds."""
+        v, h = self.vote, self.hb
+        return (None if v is None else (v.id, v.latch, len(v.counts)), self.parse, self.known_max,
+                self.need_increase, None if h is None else (h.id, h.latch, len(h.counts)),
+                self.last_succ, self.last_leader_hb)
+
+    def copy(self) -> "_Node":
+        return attrs.evolve(self, vote=self.vote.copy() if self.vote else None,
+                            hb=self.hb.copy() if self.hb else None, matched=dict(self.matched),
+                            frontier=dict(self.frontier), sent={p: dict(v) for p, v in self.sent.items()})
 
 
 class _Expect:
@@ -214,21 +232,55 @@ class DLedgerSteps:
         # whenever its term, vote or log changes; one that says at its crash what survives
         # (an implementation behind the adapter protocol) is judged only on what it hands over
         self.persist_expected = persist_expected
-        self.nodes: dict[str, _Node] = {}
+        self.nodes: dict[str, list[_Node]] = {}  # node -> its possible histories
         self.judged: Counter = Counter()  # procedure -> steps judged by it
+        self._tally: Counter = Counter()
 
     # ------------------------------------------------------------------ entry point
 
     def check(self, e: StepEvent) -> list[StepViolation]:
+        """Judge one step. Each node has one or a few possible histories of its hidden state
+        (where timing leaves it open whether a round had ended); a step is allowed when it
+        is allowed in one of them, and the histories that cannot explain it are dropped."""
         if e.input == CRASH:
             self.nodes.pop(e.node, None)
             return []
         if e.input == BOOT or e.node not in self.nodes:
-            self.nodes[e.node] = _Node(e.view)
+            self.nodes[e.node] = [_Node(e.view)]
             return []
-        s = self.nodes[e.node]
+        alive, failed = [], None
+        for history in self.nodes[e.node]:
+            for s in self._catch_up(history, e):
+                self._tally = Counter()
+                out = self._judge(s, e)
+                if not out:
+                    alive.append((s, self._tally))
+                elif failed is None:
+                    failed = (s, out, self._tally)
+        if alive:
+            self.judged.update(alive[0][1])
+            kept: dict = {}
+            for s, _ in alive:
+                same = kept.setdefault(s.key(), s)
+                if same is not s:  # one history for both, the laxer bounds of the two
+                    same.next_vote_lo = min(same.next_vote_lo, s.next_vote_lo)
+                    if same.vote is not None:
+                        same.vote.not_before = min(same.vote.not_before, s.vote.not_before)
+            self.nodes[e.node] = list(kept.values())[:MAX_HISTORIES]
+            return []
+        self.judged.update(failed[2])
+        self.nodes[e.node] = [failed[0]]  # go on from the spec's own reading of the step
+        return failed[1]
+
+    def _judge(self, s: _Node, e: StepEvent) -> list[StepViolation]:
+        """Judge the step on one history of the node's hidden state (``s``, updated in place)."""
         out: list[StepViolation] = []
         before, after = s.view, e.view
+        if s.forced is not None and after.role is before.role and after.curr_term == before.curr_term:
+            # a round ended before this step with a decision the node does not show
+            procedure, what, expected = s.forced
+            out.append(violation(procedure, e.node, what, expected, f"it stays {after.role.value}"))
+            s.pre = before
         if e.input == TICK:
             self._tick(s, e, out)
         else:
@@ -241,8 +293,124 @@ class DLedgerSteps:
             self._leader_commit(s, e, before, after, out)
         self._pushes(s, e, after, out)
         self._persist(e, before, after, out)
-        s.view = after
+        s.view, s.pre, s.forced = after, None, None
         return out
+
+    # ------------------------------------------------------------------ rounds that end between steps
+
+    def _passed(self, instant: float, e: StepEvent) -> bool:
+        """Whether a wait ending at ``instant`` is over when the node is activated by ``e``:
+        replies due at an instant come before the waiting thread wakes, a tick at it wakes it."""
+        return e.time > instant or (e.input == TICK and e.time == instant)
+
+    def _catch_up(self, s: _Node, e: StepEvent) -> list[_Node]:
+        """The node's possible histories up to the start of this step.
+
+        A round that ended (its latch timed out, its decision is due) is closed, with its
+        effects, before the step's input is handled. A heartbeat round's decision instant
+        is known; a vote round's deadline is random within its range, so the round may or
+        may not be over yet: each possibility is judged, the first that explains the step
+        wins (still open first: that keeps the others for later)."""
+        s.pre, s.forced = s.view, None
+        if s.hb is not None:
+            instant = self._hb_instant(s.hb)
+            if instant is not None and self._passed(instant, e):
+                self._decide_hb(s, instant)
+        r = s.vote
+        if r is None or r.latch is not None:
+            return [s]
+        lo, hi = self._vote_deadline(r)
+        latest = min(hi, e.time if e.input == TICK else e.time - 1)
+        if latest < lo:
+            return [s]
+        ways = self._vote_closes(r, latest)
+        passed = [w for w in ways if w[0].result is ParseResult.PASSED]
+        other = [w for w in ways if w[0].result is not ParseResult.PASSED]
+        branches = []
+        if latest < hi:  # it may still be open
+            still = s.copy()
+            still.vote.not_before = latest + 1
+            branches.append(still)
+        # a round whose parse raises knownMaxTerm makes a follower a candidate: a history each
+        groups = [other]
+        if s.pre.role is not Role.CANDIDATE:
+            raising = [w for w in other if any(type(x) is fx.BecomeCandidate for x in w[0].effects)]
+            groups = [g for g in (raising, [w for w in other if w not in raising]) if g]
+        for group in groups if other else ():
+            closed = s.copy() if passed or branches or len(groups) > 1 else s
+            x = _Expect(closed.pre)
+            self._apply(closed, x, group[0][0].effects, group[0][1])
+            self._close_vote(closed, group)
+            if x.role is not closed.pre.role:
+                closed.pre = attrs.evolve(closed.pre, role=x.role, leader_id=x.leader_id)
+            branches.append(closed)
+        if passed:
+            lead = s
+            self._close_vote(lead, passed)
+            lead.pre = attrs.evolve(lead.view, role=Role.LEADER, leader_id=lead.view.node_id)
+            if latest >= hi and not other:
+                lead.forced = ("parse_vote_result", f"{e.node}'s vote round of term {r.term} ended by "
+                               f"{latest}", f"PASSED ({_counts(r.counts[-1])}): the node becomes leader")
+            branches.append(lead)
+        return branches
+
+    def _vote_deadline(self, r: _Round) -> tuple[int, int]:
+        """The instants a vote round without an open latch can end at: 2000 (3000 in
+        release-0.1) + rand[0, maxVoteIntervalMs) after it started."""
+        lo = r.start + self.timing.vote_round_base_wait_ms
+        return max(lo, r.not_before), lo + self.timing.max_vote_interval_ms - 1
+
+    def _vote_closes(self, r: _Round, latest: int) -> list[tuple[Any, int, int]]:
+        """Every way the round can have ended by ``latest``: (ParseDecision, earliest, latest instant);
+        the replies counted are those that arrived by the instant."""
+        lo, _ = self._vote_deadline(r)
+        ways = []
+        for k in range(len(r.counts)):
+            t_k = r.start if k == 0 else r.times[k - 1]
+            nxt = r.times[k] - 1 if k < len(r.times) else latest
+            a, b = max(lo, t_k), min(latest, nxt)
+            if a <= b:
+                ways.append((parse_vote_result(r.counts[k], self.n, self.profile), a, b))
+        return ways
+
+    def _close_vote(self, s: _Node, decisions: list) -> None:
+        """Fold the possible outcomes [(ParseDecision, earliest, latest)] of the round into the hidden state."""
+        results, known, lows = set(), set(), []
+        low = self.timing.min_vote_interval_ms
+        extra = {NextVote.VOTE_INTERVAL: 0, NextVote.VOTE_INTERVAL_PLUS_LEASE: self.timing.lease_ms,
+                 NextVote.VOTE_INTERVAL_PLUS_MAX: self.timing.max_vote_interval_ms}
+        for d, lo, hi in decisions:
+            results.add(d.result)
+            raised = [e.term for e in d.effects if type(e) is fx.BecomeCandidate]
+            known |= {max([k, *raised]) for k in s.known_max}
+            lows.append(s.next_vote_lo if d.next_vote is NextVote.UNCHANGED else lo + low + extra[d.next_vote])
+        s.parse, s.known_max, s.next_vote_lo = frozenset(results), frozenset(known), min(lows)
+        s.vote = None
+
+    def _hb_instant(self, r: _Round) -> int | None:
+        """When the leader decides the round: heartBeatResultWait (0.3.2+: 10 ms, before: 0)
+        after its latch opened at a reply or timed out (heartBeatTimeIntervalMs - that wait)."""
+        wait = self.timing.heartbeat_result_wait_ms
+        woke = r.start + self.timing.heartbeat_latch_wait_ms
+        if r.latch is not None and r.latch > 0 and r.times[r.latch - 1] < woke:
+            woke = r.times[r.latch - 1]
+        return woke + wait
+
+    def _decide_hb(self, s: _Node, instant: int) -> None:
+        """The round's decision at ``instant``, over the replies that arrived by then."""
+        r, s.hb = s.hb, None
+        k = sum(1 for x in r.times if x <= instant)
+        d = decide_heartbeat_round(r.counts[k], self.n, instant, s.last_succ, self.timing, self.profile)
+        if d.outcome is HeartbeatRoundOutcome.QUORUM_ACK:
+            s.last_succ = instant
+        x = _Expect(s.pre)
+        self._apply(s, x, d.effects, instant)
+        if x.role is not s.pre.role:
+            s.pre = attrs.evolve(s.pre, role=x.role, leader_id=x.leader_id)
+            s.forced = ("decide_heartbeat_round", f"{s.view.node_id}'s heartbeat round of term {r.term} "
+                        f"(opened at {r.start}) decided at {instant}",
+                        f"{d.outcome.value} ({_counts(r.counts[k])}): the leader steps down")
+        self._tally["decide_heartbeat_round"] += 1
 
     # ------------------------------------------------------------------ helpers
 
@@ -266,11 +434,9 @@ class DLedgerSteps:
                 if x.curr_term == e.term:
                     x.role, x.leader_id = Role.FOLLOWER, e.leader
                     s.last_leader_hb = t
-                    if self.profile.follower_resets_parse_result:
-                        if s.vote is None:
-                            s.parse = frozenset({ParseResult.WAIT_TO_REVOTE})
-                        else:
-                            s.reset_at = t
+                    if self.profile.follower_resets_parse_result and s.vote is None:
+                        # (with a round still open, its close sets lastParseResult afterwards)
+                        s.parse = frozenset({ParseResult.WAIT_TO_REVOTE})
             elif kind is fx.BecomeLeader:
                 if x.curr_term == e.term:
                     x.role, x.leader_id = Role.LEADER, s.view.node_id
@@ -319,7 +485,7 @@ class DLedgerSteps:
         # (anything else is not a DLedger message: nothing to judge)
 
     def _request(self, s: _Node, e: StepEvent, out: list) -> None:
-        before, after, request = s.view, e.view, e.payload
+        before, after, request = s.pre, e.view, e.payload
         kind = type(request)
         if kind is VoteRequest:
             procedure = "handle_vote"
@@ -336,7 +502,7 @@ class DLedgerSteps:
             d = handle_push(self._member(before), request, before.log, before.committed_index, self.profile)
             expected_reply = d.response
             row = d.row
-        self.judged[procedure] += 1
+        self._tally[procedure] += 1
         reply, others = self._reply(e, _REPLIES[kind])
         if reply != expected_reply:
             out.append(violation(procedure, e.node, f"{e.node} handled {_show_payload(request)} from {e.src}",
@@ -351,50 +517,44 @@ class DLedgerSteps:
         self._unexpected(e, others, procedure, out)
 
     def _vote_response(self, s: _Node, e: StepEvent, out: list) -> None:
-        before, after, reply = s.view, e.view, e.payload
-        r, t = s.vote, e.time
-        deterministic = None
-        if r is not None and reply.round == r.id and e.src not in r.answered and r.latch is None \
-                and t <= self._vote_deadline(r)[1]:
-            self.judged["parse_vote_result"] += 1
+        pre, after, reply, r = s.pre, e.view, e.payload, s.vote
+        decided = None
+        if r is not None and reply.round == r.id and e.src not in r.answered and r.latch is None:
+            self._tally["parse_vote_result"] += 1
             r.answered.add(e.src)
             r.counts.append(count_vote(r.counts[-1], reply))
-            r.times.append(t)
-            if vote_round_closed(r.counts[-1], self.n):
+            r.times.append(e.time)
+            if vote_round_closed(r.counts[-1], self.n):  # the latch opens: decided in this step
                 r.latch = len(r.counts) - 1
-                if t < self._vote_deadline(r)[0]:
-                    deterministic = parse_vote_result(r.counts[-1], self.n, self.profile)
-        becomes_leader = after.role is Role.LEADER and before.role is not Role.LEADER
-        if becomes_leader:
-            self._became_leader(s, e, out)
-        elif deterministic is not None and deterministic.result is ParseResult.PASSED \
-                and before.curr_term == r.term:
-            out.append(violation("parse_vote_result", e.node,
-                                 f"{e.node}'s vote round of term {r.term} closed on {_show_payload(reply)} from {e.src}",
-                                 f"PASSED ({_counts(r.counts[-1])}): the node becomes leader", f"it stays {after.role.value}"))
-        elif deterministic is not None:
-            self._close_vote(s, [(deterministic, t, t)])
-        x = _Expect(before)
-        if becomes_leader:
-            x.role, x.leader_id = Role.LEADER, e.node
+                decided = parse_vote_result(r.counts[-1], self.n, self.profile)
+                self._close_vote(s, [(decided, e.time, e.time)])
+        x = _Expect(pre)
+        if decided is not None:
+            self._apply(s, x, decided.effects, e.time)
         diff = x.diff(after)
         if diff:
+            expected = (f"{decided.result.value} ({_counts(r.counts[-1])}) leaves it" if decided is not None
+                        else "no change (the reply closes no round)")
             out.append(violation("parse_vote_result", e.node, f"{e.node} received {_show_payload(reply)} from {e.src}",
-                                 "a vote reply changes nothing but the role (to leader)", "; ".join(diff)))
+                                 expected, "; ".join(diff)))
         self._unexpected(e, list(e.outputs), "parse_vote_result", out)
 
     def _heartbeat_response(self, s: _Node, e: StepEvent, out: list) -> None:
-        r, reply, t = s.hb, e.payload, e.time
-        if r is not None and reply.round == r.id and e.src not in r.answered and t <= self._hb_window(r)[1]:
+        r, reply = s.hb, e.payload
+        if r is not None and reply.round == r.id and e.src not in r.answered:
             r.answered.add(e.src)
             r.counts.append(count_heartbeat(r.counts[-1], reply))
-            r.times.append(t)
+            r.times.append(e.time)
             if r.latch is None and heartbeat_latch_open(r.counts[-1], self.n):
                 r.latch = len(r.counts) - 1
+                if self._hb_instant(r) <= e.time:  # no sleep after the latch (before 0.3.2): decided now
+                    self._decide_hb(s, e.time)
+                    if s.forced is not None and e.view.role is not s.view.role:
+                        s.forced = None
         self._frame(s, e, "decide_heartbeat_round", out)
 
     def _push_response(self, s: _Node, e: StepEvent, out: list) -> None:
-        before, response = s.view, e.payload
+        before, response = s.pre, e.payload
         if before.role is Role.LEADER:
             request = s.sent.get(e.src, {}).pop(response.seq, None)
             if request is not None and response.code is ResponseCode.SUCCESS and response.type is request.type:
@@ -413,8 +573,8 @@ class DLedgerSteps:
                     commit_may_move=True)
 
     def _client_append(self, s: _Node, e: StepEvent, out: list) -> None:
-        before, after = s.view, e.view
-        self.judged["client_append"] += 1
+        before, after = s.pre, e.view
+        self._tally["client_append"] += 1
         x = _Expect(before)
         entry = client_entry(self._member(before), before.log, e.payload.body)
         if entry is not None:
@@ -429,8 +589,8 @@ class DLedgerSteps:
 
     def _frame(self, s: _Node, e: StepEvent, procedure: str, out: list, commit_may_move=False) -> None:
         """A step whose only visible effect may be a leader's commit index: nothing else changes."""
-        x = _Expect(s.view)
-        if commit_may_move and s.view.role is Role.LEADER:
+        x = _Expect(s.pre)
+        if commit_may_move and s.pre.role is Role.LEADER:
             x.committed_index = e.view.committed_index
         diff = x.diff(e.view)
         if diff:
@@ -438,76 +598,10 @@ class DLedgerSteps:
                                  "no change", "; ".join(diff)))
         self._unexpected(e, list(e.outputs), procedure, out)
 
-    # ------------------------------------------------------------------ vote rounds
-
-    def _vote_deadline(self, r: _Round) -> tuple[int, int]:
-        """When a round without an open latch closes: 2000 + rand[0, maxVoteIntervalMs) after it
-        started, at the maintainer's next run."""
-        lo = r.start + self.timing.vote_round_base_wait_ms
-        return lo, lo + self.timing.max_vote_interval_ms + MAINTAINER_INTERVAL_MS
-
-    def _vote_closes(self, r: _Round, by: float = _INF) -> list[tuple[int, int, int]]:
-        """Every way the round can have closed no later than ``by``: (replies counted, earliest, latest)."""
-        d_lo, d_hi = self._vote_deadline(r)
-        if r.latch is not None:
-            t_latch = r.start if r.latch == 0 else r.times[r.latch - 1]
-            if t_latch < d_lo:
-                return [(r.latch, t_latch, t_latch)] if t_latch <= by else []
-        ways = []
-        last = r.latch if r.latch is not None else len(r.times)
-        for k in range(last + 1):
-            t_k = r.start if k == 0 else r.times[k - 1]
-            if k == r.latch:
-                ways.append((k, t_k, t_k))
-                continue
-            nxt = r.times[k] if k < len(r.times) else _INF
-            lo, hi = max(d_lo, t_k), min(d_hi, nxt)
-            if lo <= hi:
-                ways.append((k, lo, hi))
-        return [w for w in ways if w[1] <= by]
-
-    def _close_vote(self, s: _Node, decisions: list) -> None:
-        """Fold the possible outcomes [(ParseDecision, earliest, latest)] of the round into the hidden state."""
-        results, known, lows = set(), set(), []
-        low = self.timing.min_vote_interval_ms
-        extra = {NextVote.VOTE_INTERVAL: 0, NextVote.VOTE_INTERVAL_PLUS_LEASE: self.timing.lease_ms,
-                 NextVote.VOTE_INTERVAL_PLUS_MAX: self.timing.max_vote_interval_ms}
-        for d, lo, hi in decisions:
-            reset = s.reset_at
-            if reset is None or reset < lo:
-                results.add(d.result)
-            elif reset > hi:
-                results.add(ParseResult.WAIT_TO_REVOTE)
-            else:
-                results |= {d.result, ParseResult.WAIT_TO_REVOTE}
-            raised = [e.term for e in d.effects if type(e) is fx.BecomeCandidate]
-            known |= {max([k, *raised]) for k in s.known_max}
-            lows.append(s.next_vote_lo if d.next_vote is NextVote.UNCHANGED else lo + low + extra[d.next_vote])
-        s.parse, s.known_max, s.next_vote_lo = frozenset(results), frozenset(known), min(lows)
-        s.vote, s.reset_at = None, None
-
-    def _decisions(self, s: _Node, by: float) -> list:
-        r = s.vote
-        return [(parse_vote_result(r.counts[k], self.n, self.profile), lo, hi) for k, lo, hi in self._vote_closes(r, by)]
-
-    def _became_leader(self, s: _Node, e: StepEvent, out: list) -> None:
-        self.judged["parse_vote_result"] += 1
-        t, r = e.time, s.vote
-        passed = []
-        if r is not None and r.term == e.view.curr_term:
-            passed = [(d, lo, hi) for d, lo, hi in self._decisions(s, t) if lo <= t <= hi
-                      and d.result is ParseResult.PASSED]
-        if not passed:
-            counts = _counts(r.counts[-1]) if r is not None else "no vote round open"
-            out.append(violation("parse_vote_result", e.node, f"{e.node} became leader of term {e.view.curr_term}",
-                                 "a vote round of that term that passed (a quorum accepted)", f"the round: {counts}"))
-        s.vote, s.reset_at = None, None
-        s.parse = frozenset({ParseResult.PASSED})
-
     # ------------------------------------------------------------------ ticks
 
     def _tick(self, s: _Node, e: StepEvent, out: list) -> None:
-        before, after = s.view, e.view
+        before, after = s.pre, e.view
         sends = Counter(type(o.payload) for o in e.outputs)
         if before.role is Role.CANDIDATE:
             if sends[VoteRequest] or (self.n == 1 and (after.curr_term != before.curr_term
@@ -516,8 +610,11 @@ class DLedgerSteps:
             elif after.curr_term != before.curr_term:
                 self._increase_term(s, e, out)
             elif after.role is Role.LEADER:
-                self._became_leader(s, e, out)
-                self._tick_frame(s, e, out, role=Role.LEADER, leader_id=e.node, commit=True)
+                self._tally["parse_vote_result"] += 1
+                out.append(violation("parse_vote_result", e.node, f"{e.node} became leader of term {after.curr_term}",
+                                     "a vote round of that term that passed (a quorum accepted)",
+                                     "no round that passed" if s.vote is None else
+                                     f"the round still open ({_counts(s.vote.counts[-1])})"))
             else:
                 self._tick_frame(s, e, out)
         elif before.role is Role.FOLLOWER:
@@ -529,7 +626,11 @@ class DLedgerSteps:
             if sends[HeartBeatRequest]:
                 self._heartbeat_round(s, e, out)
             elif after.role is not Role.LEADER:
-                self._step_down(s, e, out)
+                self._tally["decide_heartbeat_round"] += 1
+                out.append(violation("decide_heartbeat_round", e.node, f"{e.node} stepped down as leader of term "
+                                     f"{before.curr_term} at {e.time}", "a heartbeat round whose decision is a step-down",
+                                     "no heartbeat round decided" if s.hb is None else
+                                     f"the round opened at {s.hb.start} undecided until {self._hb_instant(s.hb)}"))
             else:
                 self._tick_frame(s, e, out, commit=True)
         allowed = {PushEntryRequest, VoteRequest, HeartBeatRequest}
@@ -543,38 +644,26 @@ class DLedgerSteps:
 
     def _tick_frame(self, s: _Node, e: StepEvent, out: list, role=None, leader_id=None, commit=False) -> None:
         """Nothing changes at a tick but what the procedure of the node's role did."""
-        x = _Expect(s.view)
+        x = _Expect(s.pre)
         if role is not None:
             x.role, x.leader_id = role, leader_id
         if commit:
             x.committed_index = e.view.committed_index  # the leader's commit rule judges it
         diff = x.diff(e.view)
         if diff:
-            out.append(violation(_MAINTAINER[s.view.role], e.node, f"{e.node} ({s.view.role.value}) at a tick",
+            out.append(violation(_MAINTAINER[s.pre.role], e.node, f"{e.node} ({s.pre.role.value}) at a tick",
                                  "no change but what a procedure of its role allows", "; ".join(diff)))
 
     def _campaign(self, s: _Node, e: StepEvent, out: list) -> None:
-        before, after, t = s.view, e.view, e.time
-        self.judged["candidate_action"] += 1
+        before, after, t = s.pre, e.view, e.time
+        self._tally["candidate_action"] += 1
         what = f"{e.node} opened a vote round at term {after.curr_term}"
         if s.need_increase:
             out.append(violation("candidate_action", e.node, what,
                                  f"INCREASE_TERM_ONLY: needIncreaseTermImmediately is set, so the term is raised "
                                  f"to {_terms(before.curr_term, s.known_max)} without a vote round",
                                  f"a vote round at term {after.curr_term}"))
-        if s.vote is not None:
-            decisions = self._decisions(s, t)
-            if not decisions:
-                out.append(violation("candidate_action", e.node, what,
-                                     f"no new round before the round of term {s.vote.term} (opened at {s.vote.start}) "
-                                     f"closes (its latch is still shut and its deadline is {self._vote_deadline(s.vote)[0]} "
-                                     f"or later)", f"a new round at {t}"))
-                decisions = [(parse_vote_result(s.vote.counts[-1], self.n, self.profile), t, t)]
-            if all(d.result is ParseResult.PASSED for d, _, _ in decisions) and before.role is not Role.LEADER:
-                out.append(violation("parse_vote_result", e.node, f"{e.node}'s vote round of term {s.vote.term}",
-                                     f"PASSED ({_counts(s.vote.counts[-1])}): the node becomes leader",
-                                     "it campaigned again"))
-            self._close_vote(s, decisions)
+        self._blocked(s, e, what, out)
         allowed = set()
         if ParseResult.WAIT_TO_VOTE_NEXT in s.parse:
             allowed |= {next_term(before.curr_term, k) for k in s.known_max}
@@ -625,13 +714,11 @@ class DLedgerSteps:
                                  f"the state after a round opens (its own vote: {own.result.value})", "; ".join(diff)))
 
     def _increase_term(self, s: _Node, e: StepEvent, out: list) -> None:
-        before, after, t = s.view, e.view, e.time
-        self.judged["candidate_action"] += 1
-        if s.vote is not None:
-            self._close_vote(s, self._decisions(s, t) or [(parse_vote_result(s.vote.counts[-1], self.n,
-                                                                             self.profile), t, t)])
-        allowed = {next_term(before.curr_term, k) for k in s.known_max}
+        before, after, t = s.pre, e.view, e.time
+        self._tally["candidate_action"] += 1
         what = f"{e.node} raised its term from {before.curr_term} to {after.curr_term} without a vote round"
+        self._blocked(s, e, what, out)
+        allowed = {next_term(before.curr_term, k) for k in s.known_max}
         if not s.need_increase:
             out.append(violation("candidate_action", e.node, what,
                                  "a term raised only with a vote round (needIncreaseTermImmediately is not set)",
@@ -649,9 +736,19 @@ class DLedgerSteps:
         s.parse = frozenset({ParseResult.WAIT_TO_REVOTE})
         s.next_vote_lo = t + self.timing.min_vote_interval_ms
 
+    def _blocked(self, s: _Node, e: StepEvent, what: str, out: list) -> None:
+        """The maintainer waits on an open vote round: nothing it does happens before the round ends."""
+        if s.vote is None:
+            return
+        r = s.vote
+        out.append(violation("candidate_action", e.node, what,
+                             f"nothing before the vote round of term {r.term} (opened at {r.start}) ends (its latch "
+                             f"is shut and its deadline is {self._vote_deadline(r)[0]} or later)", f"this at {e.time}"))
+        self._close_vote(s, [(parse_vote_result(r.counts[-1], self.n, self.profile), e.time, e.time)])
+
     def _follower_timeout(self, s: _Node, e: StepEvent, out: list) -> None:
-        before, t = s.view, e.time
-        self.judged["follower_timed_out"] += 1
+        before, t = s.pre, e.time
+        self._tally["follower_timed_out"] += 1
         lease = self.timing.lease_ms
         since = t - s.last_leader_hb if s.last_leader_hb != NEVER else _INF
         if since <= lease:
@@ -662,66 +759,14 @@ class DLedgerSteps:
 
     # ------------------------------------------------------------------ heartbeat rounds
 
-    def _hb_window(self, r: _Round) -> tuple[int, int]:
-        """When the leader decides a round: heartBeatResultWait after its latch opens, or after
-        the latch's wait (heartBeatTimeIntervalMs - that wait) runs out, at the maintainer's next run."""
-        wait = self.timing.heartbeat_result_wait_ms
-        deadline = r.start + self.timing.heartbeat_interval_ms - wait
-        opened = _INF
-        if r.latch is not None:
-            opened = r.start if r.latch == 0 else r.times[r.latch - 1]
-        first = min(opened, deadline)
-        last = min(opened, deadline + MAINTAINER_INTERVAL_MS)
-        return first + wait, last + wait + MAINTAINER_INTERVAL_MS
-
-    def _hb_outcomes(self, s: _Node, by: float) -> list[tuple[Any, int, int]]:
-        """Every decision the round can have come to by ``by``: (decision, earliest, latest)."""
-        r = s.hb
-        lo, hi = self._hb_window(r)
-        if lo > by:
-            return []
-        first = sum(1 for x in r.times if x < lo)
-        last = sum(1 for x in r.times if x <= hi)
-        ls_lo, ls_hi = s.last_succ
-        found = []
-        for k in range(first, last + 1):
-            for now, since in ((hi, ls_lo), (lo, ls_hi)):
-                found.append((decide_heartbeat_round(r.counts[k], self.n, now, since, self.timing, self.profile), lo, hi))
-        return found
-
-    def _fold_hb(self, s: _Node, outcomes: list) -> None:
-        los, his, known = [], [], set()
-        for d, lo, hi in outcomes:
-            if d.outcome is HeartbeatRoundOutcome.QUORUM_ACK:
-                los.append(lo)
-                his.append(hi)
-            else:
-                los.append(s.last_succ[0])
-                his.append(s.last_succ[1])
-            raised = [eff.term for eff in d.effects if type(eff) is fx.BecomeCandidate]
-            known |= {max([k, *raised]) for k in s.known_max}
-        if outcomes:
-            s.last_succ = (min(los), max(his))
-            s.known_max = frozenset(known)
-        s.hb = None
-
     def _heartbeat_round(self, s: _Node, e: StepEvent, out: list) -> None:
         after, t = e.view, e.time
-        self.judged["decide_heartbeat_round"] += 1
+        self._tally["decide_heartbeat_round"] += 1
         if s.hb is not None:
-            outcomes = self._hb_outcomes(s, t)
-            what = f"{e.node} opened a heartbeat round of term {after.curr_term} at {t}"
-            if not outcomes:
-                out.append(violation("decide_heartbeat_round", e.node, what,
-                                     f"no new round before the last one (opened at {s.hb.start}) is decided "
-                                     f"(from {self._hb_window(s.hb)[0]})", "a new round"))
-            elif all(d.outcome in _STEP_DOWNS for d, _, _ in outcomes):
-                d = outcomes[0][0]
-                out.append(violation("decide_heartbeat_round", e.node, what,
-                                     f"{d.outcome.value} after the round opened at {s.hb.start} "
-                                     f"({_counts(s.hb.counts[-1])}): the leader steps down",
-                                     "it kept leading"))
-            self._fold_hb(s, outcomes)
+            out.append(violation("decide_heartbeat_round", e.node,
+                                 f"{e.node} opened a heartbeat round of term {after.curr_term} at {t}",
+                                 f"no new round before the last one (opened at {s.hb.start}) is decided "
+                                 f"(at {self._hb_instant(s.hb)})", "a new round"))
         requests = [o for o in e.outputs if type(o.payload) is HeartBeatRequest]
         ids = {o.payload.round for o in requests}
         rid = next(iter(ids)) if len(ids) == 1 else 0
@@ -730,26 +775,8 @@ class DLedgerSteps:
             out.append(violation("decide_heartbeat_round", e.node, f"{e.node} sent a heartbeat round",
                                  f"{_show_payload(wanted)} to each of {', '.join(sorted(self.peers - {e.node}))}",
                                  ", ".join(f"{_show_payload(o.payload)} to {o.dst}" for o in requests)))
-        counts = start_heartbeat_counts(after.curr_term)
-        s.hb = _Round(rid, after.curr_term, t, [counts], [], set())
-        if heartbeat_latch_open(counts, self.n):
-            s.hb.latch = 0
+        s.hb = _Round(rid, after.curr_term, t, [start_heartbeat_counts(after.curr_term)], [], set())
         self._tick_frame(s, e, out, commit=True)
-
-    def _step_down(self, s: _Node, e: StepEvent, out: list) -> None:
-        t = e.time
-        self.judged["decide_heartbeat_round"] += 1
-        outcomes = self._hb_outcomes(s, t) if s.hb is not None else []
-        downs = [(d, lo, hi) for d, lo, hi in outcomes if d.outcome in _STEP_DOWNS]
-        if not downs:
-            seen = (f"{outcomes[0][0].outcome.value} ({_counts(s.hb.counts[-1])})" if outcomes
-                    else "no heartbeat round decided")
-            out.append(violation("decide_heartbeat_round", e.node, f"{e.node} stepped down as leader of term "
-                                 f"{s.view.curr_term} at {t}", "a heartbeat round whose decision is a step-down",
-                                 seen))
-        if s.hb is not None:
-            self._fold_hb(s, downs or outcomes)
-        self._tick_frame(s, e, out, role=Role.CANDIDATE)
 
     # ------------------------------------------------------------------ leading
 
@@ -757,21 +784,16 @@ class DLedgerSteps:
         s.matched = {p: -1 for p in self.peers if p != v.node_id}
         s.frontier = {p: -2 for p in self.peers if p != v.node_id}
         s.sent = {p: {} for p in self.peers if p != v.node_id}
-        s.hb = None
 
     def _stop_leading(self, s: _Node) -> None:
-        if s.hb is not None:
-            # the round is still decided after the step-down: it may yet record a quorum ack
-            lo, hi = self._hb_window(s.hb)
-            s.last_succ = (s.last_succ[0], max(s.last_succ[1], hi))
-            s.hb = None
+        # (a heartbeat round still open is decided at its instant all the same)
         s.matched, s.frontier, s.sent = {}, {}, {}
 
     def _leader_commit(self, s: _Node, e: StepEvent, before: DLedgerView, after: DLedgerView, out: list) -> None:
         old, new = before.committed_index, after.committed_index
         if new == old:
             return
-        self.judged["leader_commit_index"] += 1
+        self._tally["leader_commit_index"] += 1
         what = f"leader {e.node} of term {after.curr_term} moved its commit index from {old} to {new}"
         if new < old:
             out.append(violation("leader_commit_index", e.node, what, "a leader's commit index never moves back",
@@ -792,7 +814,7 @@ class DLedgerSteps:
         pushes = [o for o in e.outputs if type(o.payload) is PushEntryRequest]
         if not pushes:
             return
-        self.judged["next_push"] += 1
+        self._tally["next_push"] += 1
         if after.role is not Role.LEADER:
             for o in pushes:
                 out.append(violation("next_push", e.node, f"{e.node} ({after.role.value}) pushed to {o.dst}",
