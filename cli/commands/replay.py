@@ -46,7 +46,7 @@ def register(sub) -> None:
                    help="write the trace as JSON lines to OUT (default: not written)")
     p.add_argument("--step-trace", metavar="OUT", default=None,
                    help="write every node step as an rmqha-trace/1 step trace to OUT (dledger scenario; "
-                        "judge it with rmqha validate)")
+                        "judge it with rmqha validate; default: not written)")
     p.set_defaults(func=run)
 
 
