@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import enum
-import functools
 import importlib
 import pkgutil
 import types
@@ -119,21 +118,12 @@ def _sort_key(x: Any):
 # ------------------------------------------------------------------ decoding
 
 
-@functools.lru_cache(maxsize=None)
-def _shape(hint: Any) -> tuple[Any, tuple]:
-    return typing.get_origin(hint), typing.get_args(hint)
-
-
 def decode(data: Any, hint: Any, reg: Registry, path: str = "") -> Any:
     """Decode ``data`` as a value of type ``hint`` (a class or a typing form)."""
-    if (hint is int or hint is str) and type(data) is hint:  # the common case, first
-        return data
     if hint is Any or hint is None or hint is object:
         return _decode_untyped(data, reg, path)
-    try:
-        origin, args = _shape(hint)
-    except TypeError:  # an unhashable typing form
-        origin, args = typing.get_origin(hint), typing.get_args(hint)
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         if data is None and type(None) in args:
             return None
@@ -212,15 +202,6 @@ def _hashable(x: Any) -> Any:
     return tuple(_hashable(v) for v in x) if isinstance(x, list) else x
 
 
-@functools.lru_cache(maxsize=None)
-def _record_fields(cls: type, attributes_id: int) -> tuple[tuple, frozenset]:
-    """(name, type, required) per field and the keys an object of ``cls`` may have; keyed by
-    the class's attribute tuple too, which ``attrs.resolve_types`` replaces."""
-    fields = attrs.fields(cls)
-    return (tuple((f.name, f.type if f.type is not None else Any, f.default is attrs.NOTHING) for f in fields),
-            frozenset(f.name for f in fields) | {"@type"})
-
-
 def _decode_record(data: Any, cls: type, reg: Registry, path: str) -> Any:
     if not isinstance(data, dict):
         raise CodecError(path, f"expected a {cls.__name__} object, got {type(data).__name__}")
@@ -231,13 +212,12 @@ def _decode_record(data: Any, cls: type, reg: Registry, path: str) -> Any:
             raise CodecError(path, f"expected type {cls.__name__}, got {tag!r}")
         cls = other
     kwargs = {}
-    fields, known = _record_fields(cls, id(cls.__attrs_attrs__))
-    for name, hint, required in fields:
-        if name in data:
-            kwargs[name] = decode(data[name], hint, reg, f"{path}.{name}")
-        elif required:
-            raise CodecError(f"{path}.{name}", "missing field")
-    unknown = data.keys() - known
+    for f in attrs.fields(cls):
+        if f.name in data:
+            kwargs[f.name] = decode(data[f.name], f.type if f.type is not None else Any, reg, f"{path}.{f.name}")
+        elif f.default is attrs.NOTHING:
+            raise CodecError(f"{path}.{f.name}", "missing field")
+    unknown = set(data) - {f.name for f in attrs.fields(cls)} - {"@type"}
     if unknown:
         raise CodecError(path, f"unknown field(s) {', '.join(sorted(unknown))} for {cls.__name__}")
     try:
