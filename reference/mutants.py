@@ -294,7 +294,7 @@ MUTANTS: dict[str, Mutant] = {
             None,
             "a leader cut off from its quorum never steps down: the heartbeat round has no lease row",
             "leader-lease",
-            ("leader-lease",),
+            ("leader-lease", "step-conformance:decide_heartbeat_round"),
             profile=lambda p: attrs.evolve(
                 p, heartbeat_order=tuple(r for r in p.heartbeat_order if r != "lease_expired")),
         ),
@@ -303,7 +303,7 @@ MUTANTS: dict[str, Mutant] = {
             None,
             "the leader labels a client's entry with the term after its current one (an off-by-one)",
             "log-terms",
-            ("log-terms",),
+            ("log-terms", "step-conformance:client_append"),
             procedures=lambda p: attrs.evolve(p, client_entry=_entry_of_next_term),
         ),
         Mutant(
@@ -311,7 +311,7 @@ MUTANTS: dict[str, Mutant] = {
             None,
             "a truncation changes the log in memory only: a crash right after it brings the entries back",
             "restart-durable",
-            ("restart-durable",),
+            ("restart-durable", "step-conformance:persist"),
             procedures=lambda p: attrs.evolve(p, persist_truncation=False),
         ),
     )
