@@ -8,8 +8,9 @@ live nodes in campaigns (docs/step-conformance.md); the trace is read as a strea
 so its length does not bound memory. The first step the spec does not allow is
 printed with the spec's expectation and what was observed.
 
-Exit status: 0 every step allowed, 1 a step the spec does not allow, 2 an unreadable
-trace (one line naming the line and field; an empty trace is one: nothing was judged).
+Exit status: 0 every step allowed, 1 a step the spec does not allow (said on stderr
+too), 2 an unreadable trace (one line naming the line and field) or one where nothing
+was judged (no step, or no step any procedure judges).
 """
 from __future__ import annotations
 
@@ -46,8 +47,16 @@ def run(args) -> int:
             f.close()
     if result.events == 0:
         raise UserError(f"{name}: the trace has a header but no step: nothing was judged")
+    if not result.judged and not result.findings:
+        raise UserError(f"{name}: {result.events} steps, none that a procedure judges (no input, no change, "
+                        "no output): nothing was judged")
     report(name, result)
-    return 1 if result.findings else 0
+    if result.findings:
+        first = result.findings[0]
+        print(f"exit status 1: {len(result.findings)} step(s) the spec does not allow, the first at line "
+              f"{first.line} ({first.violation.property})", file=sys.stderr)
+        return 1
+    return 0
 
 
 def report(name: str, result: Validation) -> None:

@@ -45,7 +45,8 @@ def test_the_java_nodes_trace_is_valid(capsys):
 
 def test_the_buggy_twin_is_rejected_at_the_step_where_it_departs(capsys):
     assert main(["validate", str(BUGGY)]) == 1
-    out = capsys.readouterr().out.splitlines()
+    captured = capsys.readouterr()
+    out = captured.out.splitlines()
     line = first_departure(GOOD, BUGGY)
     assert out[0].startswith(f"{BUGGY}:{line}: step-conformance:handle_vote: ")
     # a candidate with a higher term and a shorter log: the log check decides (V-B), not the term
@@ -53,6 +54,8 @@ def test_the_buggy_twin_is_rejected_at_the_step_where_it_departs(capsys):
                       "round=3) (dledger-0.4, row small_ledger_end_index)")
     assert out[3] == "  observed: reply VoteResponse(term=1, result=VoteResult.REJECT_TERM_NOT_READY, round=3)"
     assert "1 step(s) the spec does not allow" in out[4]
+    assert captured.err == (f"exit status 1: 1 step(s) the spec does not allow, the first at line {line} "
+                            "(step-conformance:handle_vote)\n")
 
 
 def test_a_profile_given_on_the_command_line_wins(capsys):
@@ -142,3 +145,11 @@ def test_a_trace_without_steps_is_not_a_pass(tmp_path, capsys):
     path.write_text('{"trace": "rmqha-trace/1", "kind": "dledger", "nodes": ["n1"], "profile": "dledger-0.4"}\n')
     assert main(["validate", str(path)]) == 2
     assert "nothing was judged" in capsys.readouterr().err
+
+
+def test_a_trace_whose_steps_no_procedure_judges_is_not_a_pass(tmp_path, capsys):
+    # a node's boot alone: read, but no input, change or output that any procedure judges
+    path = tmp_path / "boot-only.jsonl"
+    path.write_text("".join(GOOD.read_text().splitlines(keepends=True)[:2]))
+    assert main(["validate", str(path)]) == 2
+    assert "1 steps, none that a procedure judges" in capsys.readouterr().err
