@@ -63,6 +63,7 @@ class ReferenceServer:
                          "classic": CLASSIC_DEFAULT_PROFILE.name}
         self.nodes: dict[str, Any] = {}
         self.kinds: dict[str, str] = {}  # handle -> node kind it was created as
+        self.seen: dict[str, object] = {}  # handle -> what an unversioned node's last activation left observable
 
     # ------------------------------------------------------------------ protocol
 
@@ -146,12 +147,18 @@ class ReferenceServer:
 
     def _activate(self, handle: str, act) -> dict:
         node = self.nodes[handle]
-        before = getattr(node, "version", None)  # (a classic broker keeps no version: always re-observed)
+        versioned = hasattr(node, "version")
+        before = node.version if versioned else self.seen.get(handle, _NEVER)
         ready = act(node)
+        if versioned:
+            changed = node.version != before
+        else:  # (a classic broker keeps no version: compare what observe would answer)
+            self.seen[handle] = (node.observe(), node.summary())
+            changed = self.seen[handle] != before
         return {
             "messages": [{"src": m.src, "dst": m.dst, "payload": codec.encode(m.payload)} for m in ready.messages],
             "persist": codec.encode(ready.persist) if ready.persist is not None else None,
-            "changed": before is None or node.version != before,
+            "changed": changed,
             "next_deadline": node.next_deadline(),
         }
 
@@ -173,6 +180,7 @@ class ReferenceServer:
     def _op_node_crash(self, args: dict) -> dict:
         node = self.nodes.pop(args["handle"])
         self.kinds.pop(args["handle"], None)
+        self.seen.pop(args["handle"], None)
         crash = getattr(node, "crash", None)  # (a node that says what survives; else its durable state)
         return {"durable": codec.encode(crash() if callable(crash) else node.durable())}
 
@@ -210,6 +218,9 @@ def mutant_kinds(mutant: str | None) -> tuple[str, ...]:
     if not kinds:
         raise KeyError(f"mutant {mutant!r} runs {', '.join(families)} nodes, which this server does not serve yet")
     return kinds
+
+
+_NEVER = object()
 
 
 def _raft_wire_view(v: DLedgerView) -> RaftView:

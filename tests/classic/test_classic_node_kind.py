@@ -2,16 +2,21 @@
 ``rmqha serve-stdio`` is driven node by node through the protocol, and the scenario
 judges it exactly as the in-process reference: the same trace, violations, findings
 and producer answers, byte for byte."""
+import itertools
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from adapters import codec
+from adapters.reference_server import ReferenceServer
 from cli.main import main
 from conformance.campaign import execute, plan_configs
 from conformance.scenarios.registry import get_scenario
 from conformance.script import read_script
+from spec.classic.records import BrokerRole
+from spec.classic.wire import ClassicNodeConfig, Put
 
 SERVE = f"stdio:{sys.executable} -m cli serve-stdio"
 SCRIPTS = Path(__file__).parents[1] / "scenarios" / "classic"
@@ -69,3 +74,23 @@ def test_an_implementation_without_classic_nodes_is_not_applicable_to_the_scenar
         f"rmqha: not applicable: pysyncobj ({pysyncobj}) runs no classic nodes, which scenario "
         "classic needs for its brokers (it offers: raft)"]
     assert not (tmp_path / "out").exists()
+
+
+def test_the_served_broker_says_when_nothing_observable_changed():
+    # (a classic broker keeps no version: the server compares what node.observe would answer,
+    # so the driver re-observes only after activations that changed something)
+    server = ReferenceServer()
+    config = codec.encode(ClassicNodeConfig(BrokerRole.SYNC_MASTER))
+    calls = itertools.count(1)
+
+    def call(op, **args):
+        answer = server.handle({"rmqha": 1, "id": next(calls), "op": op, "args": args})
+        assert answer["ok"], answer
+        return answer["result"]
+
+    call("node.create", kind="classic", handle="h", node_id="b1", peers=["b1", "b2"], seed=0, durable=None,
+         now=0, config=config)
+    put = codec.encode(Put("m1", 64, True))
+    assert call("node.step", handle="h", now=10, message={"src": "client", "dst": "b1", "payload": put})["changed"]
+    quiet = [call("node.tick", handle="h", now=t)["changed"] for t in range(20, 2000, 10)]
+    assert not all(quiet) and not any(quiet[-10:])
