@@ -76,16 +76,20 @@ def test_a_slip_is_caught(shim, scenario, slip, seed, violated, tmp_path):
     assert done.returncode == 0 and f"reproduced: {violated}" in done.stdout, done.stdout + done.stderr
 
 
+def stateful(shim: str, *k: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider",
+         "tests/conformance/test_stateful_controller.py", "tests/conformance/test_stateful_truncation.py",
+         "--adapter", shim, *k], capture_output=True, text=True, cwd=ROOT, timeout=900)
+
+
 def test_the_stateful_tests_judge_the_java_nodes(shim, tmp_path):
     """The controller stack and the truncation machine run the Java nodes: they pass,
     none is skipped, and the honesty guard (tests/conformance/honesty.py) would fail any
     of them that ran rmqha's reference on the shim's behalf."""
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider",
-         "tests/conformance/test_stateful_controller.py", "tests/conformance/test_stateful_truncation.py",
-         "--adapter", shim, "-k", "all-2 or invariant[2]"],
-        capture_output=True, text=True, cwd=ROOT, timeout=900)
+    done = stateful(shim, "-k", "all-2 or invariant[2]")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     passed = [line for line in done.stdout.splitlines() if line.startswith("PASSED")]
     assert any("test_controller_stack_keeps_every_invariant" in p for p in passed), done.stdout[-3000:]
     assert any("test_broker_set_keeps_every_truncation_invariant" in p for p in passed), done.stdout[-3000:]
+
