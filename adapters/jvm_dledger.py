@@ -45,12 +45,12 @@ import zipfile
 from pathlib import Path
 
 from adapters.errors import UserError
-from adapters.jvm import RealClassesServer, expand_classpath, harness_classpath
+from adapters.jvm import RealClassesServer, expand_classpath, harness_classpath, split_classpath
 from spec.dledger import effects as fx
 from spec.dledger.heartbeat import HeartbeatDecision
 from spec.dledger.member_state import MemberView
 from spec.dledger.profiles import PROFILES
-from spec.dledger.records import ParseResult, ResponseCode, Role, VoteResult
+from spec.dledger.records import HeartBeatResponse, ParseResult, ResponseCode, Role, VoteResult
 from spec.dledger.rounds import CandidateRoundResult, CandidateState, DrawUse, HeartbeatRoundResult, LeaderTimes
 from spec.dledger.vote import VoteDecision
 
@@ -214,6 +214,47 @@ class DLedgerElectorServer(RealClassesServer):
                 call.get_state("knownMaxTermInGroup"), state.preferred_leader, call.term_to_take_leadership(state.term_to_take_leadership))
             used = tuple(DrawUse(site, int(bound)) for site, bound in (str(d).split(":") for d in vt.drawn()))
             return CandidateRoundResult(int(vt.now()), call.member_after(), after, call.role_changes(), used)
+
+    # ------------------------------------------------------------------ between rounds (recording)
+
+    def maintainer_acts(self, case: dict, until: int = 9000) -> list[int]:
+        """When the release's own StateMaintainer acts in ``case``, in ms from its first run.
+
+        StateMaintainer.doWork() (maintainState, then sleep(10)) runs in a loop on the
+        virtual clock for a member n1 of three: a LEADER that last sent and succeeded 5000 ms
+        ago, both peers answering SUCCESS reply_at ms after each heartbeat (acts_at: the runs
+        that sent a round, until 9000 ms); a FOLLOWER whose leader was last heard since ms ago
+        (the run that became candidate); a CANDIDATE whose nextTimeToRequestVote is since
+        (WAIT_TO_REVOTE, random draws 0: the run that sent vote requests).
+
+        Not an operation of the protocol: it records ``tests/transcripts/dledger/
+        maintainer-beat.json`` (``record_maintainer_beat``) and lets a real-build test hold
+        the reference node to it.
+        """
+        role, since = Role[case["role"]], case.get("since", 0)
+        leader = {Role.LEADER: "n1", Role.FOLLOWER: "n2", Role.CANDIDATE: None}[role]
+        member = MemberView("n1", frozenset({"n1", "n2", "n3"}), 5, leader, leader, role)
+        with self._call(member) as call:
+            vt = self.j.VirtualTime
+            vt.reset(CALL_TIME)
+            vt.draw("vote_wait", 0)
+            vt.draw("vote_interval", 0)
+            if role is Role.LEADER:
+                call.set_elector(lastSendHeartBeatTime=CALL_TIME - 5000, lastSuccHeartBeatTime=CALL_TIME - 5000)
+                for peer in ("n2", "n3"):
+                    vt.reply(peer, case["reply_at"], self.j.heartbeat_response(HeartBeatResponse(5, ResponseCode.SUCCESS)))
+            elif role is Role.FOLLOWER:
+                call.set_elector(lastLeaderHeartBeatTime=CALL_TIME - since)
+            else:
+                call.set_elector(nextTimeToRequestVote=CALL_TIME + since)
+            maintainer = call.get_elector("stateMaintainer")
+            acts: list[int] = []
+            while vt.now() < CALL_TIME + until and not (acts and role is not Role.LEADER):
+                before, sent = int(vt.now()), len(vt.sent())
+                maintainer.doWork()
+                if len(vt.sent()) > sent or (role is Role.FOLLOWER and str(call.state.getRole().name()) != "FOLLOWER"):
+                    acts.append(before - CALL_TIME)
+            return acts
 
     OPERATIONS = {"dledger.handle_vote": handle_vote, "dledger.handle_heartbeat": handle_heartbeat,
                   "dledger.heartbeat_round": heartbeat_round, "dledger.candidate_round": candidate_round}
@@ -439,3 +480,31 @@ class _Call:
         if heartbeat != self.heartbeat_before and not any(role == "FOLLOWER" for _, role in roles):
             found.append(fx.REFRESH_LEADER_HEARTBEAT)
         return tuple(found)
+
+
+# the cases of tests/transcripts/dledger/maintainer-beat.json
+MAINTAINER_BEAT_CASES = (
+    *({"role": "LEADER", "reply_at": at} for at in (7, 30, 37, 1999)),
+    *({"role": role, "since": since} for role, since in (("FOLLOWER", 1234), ("FOLLOWER", 1),
+                                                         ("CANDIDATE", 1234), ("CANDIDATE", 1235))),
+)
+
+
+def record_maintainer_beat(specs: list[str], source: str) -> dict:
+    """``maintainer-beat.json``'s content: each build, given as ``jvm:dledger[=PROFILE]:CLASSPATH``
+    (as to ``--adapter``), asked every case of ``MAINTAINER_BEAT_CASES`` (``maintainer_acts``)."""
+    records = []
+    for spec in specs:
+        head, _, classpath = spec.removeprefix("jvm:").partition(":")
+        name, _, declared = head.partition("=")
+        if not spec.startswith("jvm:") or name != "dledger" or not classpath:
+            raise UserError(f"{spec!r}: give each build as jvm:dledger[=PROFILE]:CLASSPATH")
+        server = DLedgerElectorServer(split_classpath(classpath), declared or None)
+        try:
+            records.append({"build": Path(split_classpath(classpath)[0]).name, "version": server.version(),
+                            "profile": server.profiles["dledger"],
+                            "cases": [{**case, "acts_at": server.maintainer_acts(case)} for case in MAINTAINER_BEAT_CASES]})
+        finally:
+            server.close()
+    return {"what": " ".join(DLedgerElectorServer.maintainer_acts.__doc__.split("\n\n")[1].split()),
+            "source": source, "builds": records}

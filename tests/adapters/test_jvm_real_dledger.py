@@ -13,10 +13,12 @@ import pytest
 from hypothesis import given
 
 from adapters import resolve
-from adapters.jvm_dledger import DLEDGER_ENV
+from adapters.jvm_dledger import DLEDGER_ENV, MAINTAINER_BEAT_CASES
 from conformance.differential import compare
 from conformance.fingerprint import TIME_ONLY_HEARTBEAT, fingerprint
 from conformance.strategies import ARGUMENTS
+from spec.dledger.profiles import PROFILES
+from tests.reference.test_node_timing import _acts
 
 OPERATIONS = ("dledger.handle_vote", "dledger.handle_heartbeat", "dledger.heartbeat_round", "dledger.candidate_round")
 
@@ -63,3 +65,12 @@ def test_the_fingerprint_names_the_judged_profile_in_time_too(dledger):
     for probe in ("dledger.handle_vote", "dledger.handle_heartbeat", "dledger.heartbeat_round",
                   TIME_ONLY_HEARTBEAT, "dledger.candidate_round"):
         assert profile in matches[probe], (probe, matches[probe])
+
+
+def test_the_reference_node_keeps_the_real_maintainers_beat(dledger):
+    """The build's own StateMaintainer, looping on the virtual clock, starts rounds, times
+    out and campaigns at the instants a reference node of the judged profile does
+    (tests/transcripts/dledger/maintainer-beat.json holds these answers for CI)."""
+    profile = PROFILES[dledger.info.profiles["dledger"]]
+    for case in MAINTAINER_BEAT_CASES:
+        assert dledger.server.maintainer_acts(case) == _acts(profile, case), case

@@ -9,6 +9,7 @@ never reached, the server is built without its constructor, the version comes fr
 pom.properties, and no store directory is left behind. The real releases are checked
 against the spec by the recorded transcripts (tests/dledger/test_timing_transcript.py).
 """
+import json
 import os
 import shutil
 import subprocess
@@ -19,10 +20,12 @@ from pathlib import Path
 import pytest
 
 from adapters import resolve
-from adapters.jvm_dledger import build_version
+from adapters.jvm_dledger import MAINTAINER_BEAT_CASES, build_version
 from spec.dledger.member_state import MemberView
+from spec.dledger.profiles import PROFILES
 from spec.dledger.records import HeartBeatResponse, ParseResult, ResponseCode, Role, VoteRequest, VoteResponse, VoteResult
 from spec.dledger.rounds import CandidateState, DrawUse, HeartbeatReply, LeaderTimes, RoundDraws, VoteReply
+from tests.reference.test_node_timing import _acts
 
 FAKE = Path(__file__).parents[1] / "fixtures" / "java" / "fake_dledger"
 NOW = 1_000_000
@@ -148,3 +151,22 @@ def test_no_store_directory_is_left_behind(builds):
     made = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert Path(made).name.startswith("rmqha-dledger-") and not Path(made).exists()
     assert _store_dirs() - before == set()
+
+
+def test_the_maintainer_beat_recorder_as_docs_run_it(builds):
+    """docs/dledger.md's command that records maintainer-beat.json, from a fresh shell, on
+    the stand-in (whose StateMaintainer runs as DLedger's: maintainState, then sleep(10)):
+    one record of every case, answered at the stand-in's beat, as a dledger-0.4 node acts."""
+    code = ("import json, sys; from adapters.jvm_dledger import record_maintainer_beat as r; "
+            "print(json.dumps(r(sys.argv[2:], sys.argv[1]), indent=1))")
+    out = subprocess.run([sys.executable, "-c", code, "the stand-in", f"jvm:dledger:{builds['0.4.0']}"],
+                         capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2]).stdout
+    record = json.loads(out)
+    assert record["source"] == "the stand-in" and [b["version"] for b in record["builds"]] == ["0.4.0"]
+    cases = record["builds"][0]["cases"]
+    assert [{k: v for k, v in c.items() if k != "acts_at"} for c in cases] == list(MAINTAINER_BEAT_CASES)
+    acts = {(c["role"], c.get("reply_at", c.get("since"))): c["acts_at"] for c in cases}
+    assert acts[("LEADER", 30)] == [0, 2010, 4020, 6030, 8040]  # returned at 40, runs 50 + 10 k, elapsed > 2000
+    assert acts[("FOLLOWER", 1234)] == [4770] and acts[("CANDIDATE", 1235)] == [1240]
+    for c in cases:
+        assert c["acts_at"] == _acts(PROFILES["dledger-0.4"], c), c

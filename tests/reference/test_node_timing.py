@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from adapters.jvm_dledger import MAINTAINER_BEAT_CASES, DLedgerElectorServer
 from conformance.transcript import load
 from reference.dledger_node import DLedgerDurable, DLedgerNode
 from reference.node_api import Message
@@ -207,6 +208,15 @@ def test_the_maintainer_keeps_the_real_beat_between_rounds(profile, case):
     campaign comes at its first run (the beat: a run returned, +10 ms, +10 ms, ...) at or
     after the instant it falls due; a node woken exactly at its deadlines acts then too."""
     assert _acts(PROFILES[profile], case) == case["acts_at"]
+
+
+def test_the_recorded_beat_is_what_the_recorder_asks():
+    """maintainer-beat.json is record_maintainer_beat's answer: its cases, its description,
+    one record per recorded build."""
+    assert BEAT["what"] == " ".join(DLedgerElectorServer.maintainer_acts.__doc__.split("\n\n")[1].split())
+    assert [b["version"] for b in BEAT["builds"]] == ["0.1", "0.2.7", "0.3.1.2", "0.3.2", "0.4.0"]
+    for b in BEAT["builds"]:
+        assert [{k: v for k, v in c.items() if k != "acts_at"} for c in b["cases"]] == list(MAINTAINER_BEAT_CASES)
 
 
 def test_the_recorded_beat_tells_the_beat_from_the_due_instant():
