@@ -18,6 +18,7 @@ disagreement, 3 for an implementation error, 2 when nothing could be judged.
 """
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -55,13 +56,30 @@ def run(args) -> int:
         return summary
     print(f"{summary['runs']} runs: {summary['fail']} failed, {summary['error']} errored; results in {results}",
           flush=True)
+    replaced = _campaign_reported_in(Path(args.report))
     # --no-spark: the campaign and its report both in this process (Arrow), no JVM
     data = report_command.build(str(results), args.report, None if args.no_spark else args.master,
                                 report_command.Stages(args.quiet))
     print(f"report: {args.report}/report.html, {args.report}/report.md, {args.report}/summary.json "
           f"({time.perf_counter() - started:.1f} s in all)")
+    if replaced and replaced != spec.campaign:
+        # a second check with the default --report: say what was replaced and how to have it back
+        earlier = Path(args.out) / replaced
+        again = (f"rmqha report {earlier} --out DIR rebuilds it" if earlier.is_dir()
+                 else "rmqha report ITS-RESULTS --out DIR rebuilds it")
+        print(f"report: this replaced campaign {replaced}'s report in {args.report}; its results are kept "
+              f"({again}; --report DIR keeps reports apart)")
     print(report_command.verdict_line(data))
     return max(status, EXIT_STATUS[data["verdict"]["verdict"]])
+
+
+def _campaign_reported_in(report: Path) -> str | None:
+    """The campaign whose report ``report`` holds now, if any."""
+    try:
+        campaign = json.loads((report / "summary.json").read_text(encoding="utf-8")).get("campaign")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return campaign if isinstance(campaign, str) else None
 
 
 EXIT_STATUS = {"conformant": 0, "not conformant": 1, "errors": 3, "not applicable": 2}

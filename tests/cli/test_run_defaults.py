@@ -35,3 +35,20 @@ def test_every_scenario_runs_from_the_command_line(scenario, tmp_path, capsys):
     code = main(["run", "--scenario", scenario, "--adapter", adapter, "--runs", "1", "--duration", "1000",
                  "--no-spark", "--quiet", "--out", str(tmp_path / "r")])
     assert code == 0, capsys.readouterr()
+
+
+def test_a_second_check_says_whose_report_it_replaced(tmp_path, monkeypatch, capsys):
+    """README's two 'rmqha check' lines share the default --report: the second says what it
+    replaced and how to rebuild it (the results of both are kept)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", *FAST]) == 0
+    first = capsys.readouterr().out
+    assert "replaced" not in first
+    (campaign,) = [p.name for p in (tmp_path / "rmqha-results").iterdir()]
+    assert main(["check", *FAST]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-2] == (f"report: this replaced campaign {campaign}'s report in rmqha-report; its results are kept "
+                         f"(rmqha report rmqha-results/{campaign} --out DIR rebuilds it; --report DIR keeps reports "
+                         f"apart)")
+    assert lines[-1].startswith("verdict: CONFORMANT")
+    assert len(list((tmp_path / "rmqha-results").iterdir())) == 2
