@@ -67,8 +67,9 @@ class ClassicDurable:
     data: bytes  # the flushed bytes from min_offset
 
 
-class _Stream:
-    """One side of a connection's ordered byte stream."""
+class OrderedStream:
+    """One side of a connection's ordered byte stream (TCP's in-order delivery over the
+    simulator's messages; the classic scenario's monitor reads frames through one too)."""
 
     __slots__ = ("peer", "send_seq", "expected", "buffer", "gap_since")
 
@@ -102,7 +103,7 @@ class MasterConnection:
 
     def __init__(self, conn: str, slave: str, now: int):
         self.conn = conn
-        self.stream = _Stream(slave)
+        self.stream = OrderedStream(slave)
         self.view = ConnectionView()
         self.write = WriteView(NO_OFFSET, NO_OFFSET, now)
         self.last_read_ms = now
@@ -120,7 +121,7 @@ class SlaveClient:
 
     def __init__(self, conn: str, master: str, now: int):
         self.conn = conn
-        self.stream = _Stream(master)
+        self.stream = OrderedStream(master)
         self.state = ClientState.CONNECTING
         self.view: ClientView | None = None
         self.connect_deadline = now + CONNECT_TIMEOUT_MS
@@ -197,7 +198,7 @@ class ClassicBroker(Outbox):
 
     # ------------------------------------------------------------------ plumbing
 
-    def _stream_send(self, stream: _Stream, conn: str, payload) -> None:
+    def _stream_send(self, stream: OrderedStream, conn: str, payload) -> None:
         self._send(stream.peer, HAStream(conn, stream.send_seq, payload))
         stream.send_seq += 1
 

@@ -44,6 +44,7 @@ from conformance.inputs import whole_number
 from conformance.scenarios.base import MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
 from conformance.targets import ScenarioTargets, resolve_targets
+from reference.classic_broker import OrderedStream
 from results.runresult import Metric, RunConfig
 from spec.classic import commitlog, master, slave, write
 from spec.classic.commitlog import BLANK_MAGIC_CODE, read_record
@@ -87,27 +88,6 @@ def _choice_option(script: Script, name: str, choices: dict, default: str):
     return choices[value]
 
 
-class _Mirror:
-    """The monitor's copy of one connection's ordering (which frames the slave's HAClient
-    reads, in which order), from the stream messages delivered to it."""
-
-    __slots__ = ("expected", "buffer")
-
-    def __init__(self):
-        self.expected = 0
-        self.buffer: dict[int, object] = {}
-
-    def deliver(self, seq: int, payload) -> list:
-        if seq < self.expected:
-            return []
-        self.buffer[seq] = payload
-        out = []
-        while self.expected in self.buffer:
-            out.append(self.buffer.pop(self.expected))
-            self.expected += 1
-        return out
-
-
 class ClassicCluster(SimCluster):
     scenario = "classic"
     finding_names = (DIVERGENT_SLAVE, FAILOVER_LOSS)
@@ -146,7 +126,7 @@ class ClassicCluster(SimCluster):
         self._history_checked: dict[str, tuple[object, int]] = {}
         self._violated: set[tuple[str, object]] = set()
         self.reports: dict[str, int] = {}  # connection -> last report sent
-        self.mirrors: dict[str, _Mirror] = {}
+        self.mirrors: dict[str, OrderedStream] = {}  # the order in which each connection's slave reads frames
         self.views: dict[str, tuple[object, object]] = {}  # node -> (node object, its view at its last activation)
         self.acknowledged: dict[str, tuple[int, bytes]] = {}  # PUT_OK'd id -> (start, record)
         self.statuses: dict[str, str] = {}
@@ -332,8 +312,8 @@ class ClassicCluster(SimCluster):
                     entry[1] = True
 
     def _observe_frames(self, node_id: str, node, view, stream: HAStream, before) -> None:
-        mirror = self.mirrors.setdefault(stream.conn, _Mirror())
-        frames = [f for f in mirror.deliver(stream.seq, stream.payload) if isinstance(f, TransferFrame)]
+        mirror = self.mirrors.setdefault(stream.conn, OrderedStream(node_id))
+        frames = [f for f in mirror.receive(stream.seq, stream.payload, self.sim.now) if isinstance(f, TransferFrame)]
         if before is None or (before.min_offset, before.max_offset) == (view.min_offset, view.max_offset):
             return
         before_min, before_max = before.min_offset, before.max_offset
