@@ -53,10 +53,11 @@ from spec.broker.records import DEFAULT_HA_CONFIG, PutMessageStatus
 from spec.broker.role import PollOutcome, RoleOutcome
 from spec.broker.sync_state_set import ApplyOutcome, ExpandOutcome
 from spec.broker.write import ReplicationOutcome
+from spec.controller.events import CleanBrokerDataEvent
 from spec.controller.heartbeat import BrokerHeartbeat, DEFAULT_HEARTBEAT_TIMEOUT_MS
 from spec.controller.messages import ControllerCall, ControllerNodeConfig
 from spec.controller.profiles import get_profile
-from spec.controller.records import DEFAULT_CONFIG, CleanBrokerDataRequest, ElectMasterRequest
+from spec.controller.records import DEFAULT_CONFIG, CleanBrokerDataRequest, ElectMasterRequest, ResponseCode
 from spec.invariants import Violation
 from spec.truncation.messages import MESSAGE_SIZE
 from spec.invariants import controller as inv
@@ -272,6 +273,29 @@ class ControllerCluster(SimCluster):
         if d.api == "elect_master":
             self._record(inv.elected_master_was_eligible(d.before, d.events, config))
             self._record(inv.elected_master_most_up_to_date(d.before, d.request, response, d.liveness, config))
+        self._note_reach(d)
+
+    def _note_reach(self, d) -> None:
+        """Count what campaigns must reach besides the spec's outcomes, whichever controller
+        decided: elections over a SyncStateSet holding a broker id of 16 or more (Java's
+        HashSet orders those apart from the small ones), and each kind of admin clean."""
+        if d.response.code != ResponseCode.SUCCESS:
+            return
+        if d.api == "elect_master":
+            known = d.before.known(d.request.broker_name)
+            members = known.sync_state.sync_state_set if known is not None else frozenset()
+            self.coverage[("election_broker_ids", "past_16" if any(i >= 16 for i in members) else "below_16")] += 1
+        elif d.api == "clean_broker_data":
+            r = d.request
+            known = d.before.known(r.broker_name)
+            for e in d.events:  # a CleanBrokerDataEvent: its ids, or none for the whole set
+                if known is not None and isinstance(e, CleanBrokerDataEvent):
+                    self.sync_state_sets = self.sync_state_sets.note_clean(
+                        r.broker_name, known.sync_state.sync_state_set_epoch, e.broker_ids_to_clean or ())
+            listed = bool(r.broker_ids_to_clean)
+            if r.clean_living_broker or listed:  # (the ``clean`` step never sends the masterless kind)
+                kind = ("forced_with_ids" if listed else "forced") if r.clean_living_broker else "dead_ids"
+                self.coverage[("admin_clean", kind)] += 1
 
     def _check_stuck(self, controller: str, view) -> None:
         """no_stuck_dead_master, judged by who really heartbeats to the active controller."""
@@ -540,6 +564,9 @@ def controller_outcomes() -> dict[str, tuple[str, ...]]:
         "compute_master_confirm_offset": tuple(o.value for o in ConfirmOutcome),
         "replication_status": tuple(o.value for o in ReplicationOutcome if o is not ReplicationOutcome.WAITING),
         "check_write_admission": ("broker_not_writable", "in_sync_replicas_not_enough", "admitted"),
+        # judged from the controllers' decisions (ControllerCluster._note_reach)
+        "election_broker_ids": ("below_16", "past_16"),
+        "admin_clean": ("dead_ids", "forced", "forced_with_ids"),
     }
 
 
@@ -572,15 +599,19 @@ def _with_replacements(steps: list[Step], rng: random.Random) -> list[Step]:
     """On about a quarter of the seeds, a broker whose pod has no persistent volume
     crash-loops: each boot is a new machine, hence a new broker id (up to 15 of them, so
     that ids of 16 and more, which Java's HashSet orders apart from the small ones, take
-    part in elections), maybe followed by an administrator cleaning the dead ids once the
-    controllers see them dead; now and then the run ends with a forced clean
+    part in elections: after 15 the master fails), maybe followed by an administrator
+    cleaning the dead ids once the controllers see them dead; now and then the run ends
+    with a forced clean
     (``cleanLivingBroker``) of the whole set, the ids listed. Drawn from a stream of its
     own, so that the rest of a seed's plan stays what it was."""
     if rng.random() >= 0.25:
         return steps
     churn: list[Step] = []
-    for _ in range(rng.choice((2, 5, 15))):
+    times = rng.choice((2, 5, 15))
+    for _ in range(times):
         churn += [Step("replace"), Step("run", (str(rng.choice((200, 500, 1500))),))]
+    if times == 15:  # the last new id catches up and joins the set; then the master fails
+        churn += [Step("run", ("3000",)), Step("crash-master"), Step("run", ("20000",)), Step("restart-all")]
     if rng.random() < 0.5:
         churn += [Step("run", (str(DEFAULT_HEARTBEAT_TIMEOUT_MS + 1000),)), Step("clean")]
     at = rng.randint(3, len(steps) - 7)  # after the first master, before the closing steps

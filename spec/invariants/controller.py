@@ -354,7 +354,9 @@ class SyncStateSetHistory:
 
     def observe_controller(self, metadata: ControllerMetadata) -> tuple["SyncStateSetHistory", list[Violation]]:
         recorded = _forget_recreated_sets(self.sets, metadata, "sync_state_set_epoch")
-        cleaned = {k: v for k, v in self.cleaned.items() if k in recorded}
+        # kept even when a lagging controller makes the sets be forgotten: a whole-set clean
+        # (note_clean without ids) is what ends them
+        cleaned = dict(self.cleaned)
         out = []
         for name in sorted(metadata.sets):
             known = metadata.known(name)
@@ -371,6 +373,17 @@ class SyncStateSetHistory:
                 out.append(Violation("sync_state_set_epoch_unique", name, f"epoch {key[1]}: {sorted(recorded[key])} and {sorted(members)}"))
             recorded.setdefault(key, members)
         return SyncStateSetHistory(FrozenMap(recorded), FrozenMap(cleaned)), out
+
+    def note_clean(self, broker_name: str, epoch: int, ids: Iterable[int]) -> "SyncStateSetHistory":
+        """An admin clean of ``ids`` decided at ``epoch``, or of the whole set if none (an
+        observer that sees the decision tells the history, whose snapshots may never show
+        the set as it was just before the clean)."""
+        ids = frozenset(ids)
+        if not ids:
+            return SyncStateSetHistory(self.sets, FrozenMap({k: v for k, v in self.cleaned.items()
+                                                             if k[0] != broker_name}))
+        key = (broker_name, epoch)
+        return SyncStateSetHistory(self.sets, self.cleaned.set(key, self.cleaned.get(key, frozenset()) | ids))
 
     def check_broker(self, broker_name: str, broker: str, members: frozenset[int], epoch: int) -> list[Violation]:
         """A broker's local SyncStateSet at ``epoch`` equals the controller's at that epoch

@@ -246,6 +246,19 @@ def test_a_master_still_holding_cleaned_ids_agrees_with_the_controller_at_that_e
         "sync_state_set_epoch_unique"]
 
 
+def test_a_clean_noted_from_its_decision_excuses_the_master_the_snapshots_never_showed():
+    """The history may see the set only after the clean (both in one observation): the clean
+    decision tells it; a whole-set clean forgets what it was told."""
+    before = metadata(ids=(1, 2, 3), master=1, members={1, 2, 3})
+    epoch = state_of(before).sync_state_set_epoch
+    _, after = R51.execute(before, CleanBrokerDataRequest(CLUSTER, NAME, {3}), alive(1, 2))
+    history, _ = inv.SyncStateSetHistory().observe_controller(after)
+    assert history.check_broker(NAME, "b1", frozenset({1, 2, 3}), epoch) != []
+    told = history.note_clean(NAME, epoch, {3})
+    assert told.check_broker(NAME, "b1", frozenset({1, 2, 3}), epoch) == []
+    assert told.note_clean(NAME, epoch, ()).check_broker(NAME, "b1", frozenset({1, 2, 3}), epoch) != []
+
+
 def test_every_clean_row_is_exercised():
     assert {c[5] for c in CLEAN_CASES} == set(rule_names(CLEAN_BROKER_DATA_RULES))
 

@@ -6,6 +6,7 @@ inputs, and that generated campaigns reach ids of 16 and more and a forced clean
 id list (``cleanLivingBroker``), which the handler-level strategies reach on their own.
 """
 import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,8 @@ def test_the_script_elects_17_over_2_and_the_forced_clean_removes_the_set():
     forced = [(r, code) for r, code in cleans if r.clean_living_broker]
     assert [(sorted(r.broker_ids_to_clean), code) for r, code in forced] == [([1], ResponseCode.SUCCESS)]
     assert registered(cluster) is None  # the whole set, not only id 1
+    assert cluster.coverage[("election_broker_ids", "past_16")] == 1  # b1's failover: {1, 2, 17}
+    assert cluster.coverage[("admin_clean", "dead_ids")] == cluster.coverage[("admin_clean", "forced_with_ids")] == 1
 
 
 @pytest.mark.parametrize("step, message", [
@@ -78,17 +81,24 @@ def test_bad_steps_are_one_line_of_bad_input(step, message):
 
 
 def test_campaigns_reach_ids_past_16_and_forced_cleans_with_a_list():
+    """Generated plans, run on the reference: elections over a SyncStateSet holding an id of
+    16 or more, and forced cleans with an id list, counted as the outcomes reports list."""
     plans = {s: generate_controller_script(RunConfig("t", s, "reference", "controller", "rocketmq-5.1", 2, "crash",
                                                      30_000), FAULT_MIXES) for s in range(200)}
     churned = [s for s, p in plans.items() if any(st.op == "replace" for st in p.steps)]
     assert 25 <= len(churned) <= 75  # about a quarter of the seeds
     long_churn = [s for s in churned if sum(st.op == "replace" for st in plans[s].steps) >= 15
                   and any(st.op == "clean" and st.args == ("living",) for st in plans[s].steps)]
-    assert long_churn
-    cluster, cleans = run(plans[long_churn[0]])
-    assert not cluster.violations
-    assert max(cluster._broker_id_of(b) or 0 for b in cluster.brokers) >= 16
-    assert any(r.clean_living_broker and r.broker_ids_to_clean and code == ResponseCode.SUCCESS for r, code in cleans)
+    assert len(long_churn) >= 2
+    reached = Counter()
+    for seed in long_churn:
+        cluster, cleans = run(plans[seed])
+        cluster.finish()
+        assert not cluster.violations, seed
+        assert max(cluster._broker_id_of(b) or 0 for b in cluster.brokers) >= 16
+        reached.update(k for k, n in cluster.coverage.items() if n and k[0] in ("election_broker_ids", "admin_clean"))
+    assert reached[("admin_clean", "forced_with_ids")] == len(long_churn)
+    assert reached[("election_broker_ids", "past_16")] >= 1
 
 
 def test_plans_without_crashes_have_no_replacements():
