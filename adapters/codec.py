@@ -22,7 +22,7 @@ import pkgutil
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Callable
 
 import attrs
 
@@ -88,27 +88,64 @@ def registry(namespace: str) -> Registry:
 
 
 # ------------------------------------------------------------------ encoding
+#
+# An encoder is chosen once per Python type (by the same rules, in the same order, as
+# the list in the module docstring) and cached: a record's field names are listed once.
+
+_PLAIN = frozenset({int, str, bool, float, type(None)})  # encoded as themselves
 
 
 def encode(value: Any) -> Any:
-    if isinstance(value, enum.Enum):  # before int: IntEnum codes are ints too
-        return value.name
-    if value is None or isinstance(value, (bool, int, str, float)):
-        return value
-    if isinstance(value, (bytes, bytearray)):
-        return base64.b64encode(value).decode("ascii")
-    if attrs.has(type(value)):
-        out = {"@type": type(value).__name__}
-        for f in attrs.fields(type(value)):
-            out[f.name] = encode(getattr(value, f.name))
+    encoder = _ENCODERS.get(type(value))
+    if encoder is None:
+        encoder = _ENCODERS[type(value)] = _encoder_for(type(value))
+    return encoder(value)
+
+
+def _encoder_for(t: type) -> Callable[[Any], Any]:
+    if issubclass(t, enum.Enum):  # before int: IntEnum codes are ints too
+        return _enum_name
+    if t is type(None) or issubclass(t, (bool, int, str, float)):
+        return _itself
+    if issubclass(t, (bytes, bytearray)):
+        return lambda value: base64.b64encode(value).decode("ascii")
+    if attrs.has(t):
+        return _record_encoder(t)
+    if issubclass(t, Mapping):
+        return lambda value: [[encode(k), encode(v)] for k, v in sorted(value.items(), key=lambda kv: _sort_key(kv[0]))]
+    if issubclass(t, (set, frozenset)):
+        return lambda value: [encode(v) for v in sorted(value, key=_sort_key)]
+    if issubclass(t, (tuple, list)):
+        return lambda value: [v if type(v) in _PLAIN else encode(v) for v in value]
+
+    def cannot(value: Any) -> Any:
+        raise CodecError("", f"cannot encode {t.__name__}")
+
+    return cannot
+
+
+def _enum_name(value: enum.Enum) -> str:
+    return value.name
+
+
+def _itself(value: Any) -> Any:
+    return value
+
+
+def _record_encoder(cls: type) -> Callable[[Any], dict]:
+    tag, names = cls.__name__, tuple(f.name for f in attrs.fields(cls))
+
+    def encode_record(value: Any) -> dict:
+        out = {"@type": tag}
+        for name in names:
+            v = getattr(value, name)
+            out[name] = v if type(v) in _PLAIN else encode(v)
         return out
-    if isinstance(value, Mapping):
-        return [[encode(k), encode(v)] for k, v in sorted(value.items(), key=lambda kv: _sort_key(kv[0]))]
-    if isinstance(value, (set, frozenset)):
-        return [encode(v) for v in sorted(value, key=_sort_key)]
-    if isinstance(value, (tuple, list)):
-        return [encode(v) for v in value]
-    raise CodecError("", f"cannot encode {type(value).__name__}")
+
+    return encode_record
+
+
+_ENCODERS: dict[type, Callable[[Any], Any]] = {}
 
 
 def _sort_key(x: Any):
@@ -116,86 +153,190 @@ def _sort_key(x: Any):
 
 
 # ------------------------------------------------------------------ decoding
+#
+# ``decode`` is driven by a decoder compiled once per type and cached: the typing form
+# is taken apart, and a record's fields listed with their decoders, on first use rather
+# than on every call. A decoder is ``decoder(data, reg, path) -> value``; ``exact`` on
+# it lists the JSON types it returns unchanged and is the only thing it accepts (int,
+# str, bool and unions of them), so a record or an array checks such values inline.
+
+Decoder = Callable[[Any, Registry, str], Any]
 
 
 def decode(data: Any, hint: Any, reg: Registry, path: str = "") -> Any:
     """Decode ``data`` as a value of type ``hint`` (a class or a typing form)."""
+    return decoder(hint)(data, reg, path)
+
+
+def decoder(hint: Any) -> Decoder:
+    """The decoder of ``hint``, compiled on first use."""
+    try:
+        return _DECODERS[hint, type(hint)]
+    except KeyError:
+        compiled = _DECODERS[hint, type(hint)] = _compile(hint)
+        return compiled
+    except TypeError:  # an unhashable typing form: compiled for this call only
+        return _compile(hint)
+
+
+_DECODERS: dict[tuple[Any, type], Decoder] = {}
+
+
+def _exact(dec: Decoder, types_: frozenset = frozenset()) -> Decoder:
+    dec.exact = types_  # type: ignore[attr-defined]
+    return dec
+
+
+def _compile(hint: Any) -> Decoder:
     if hint is Any or hint is None or hint is object:
-        return _decode_untyped(data, reg, path)
+        return _exact(_decode_untyped)
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
-        if data is None and type(None) in args:
+        return _union_decoder(hint, args)
+    if origin in (tuple, list) or hint in (tuple, list):
+        as_list = origin is list or hint is list
+        if origin is tuple and args and args[-1] is not Ellipsis:
+            return _fixed_tuple_decoder(tuple(decoder(a) for a in args))
+        return _array_decoder(decoder(args[0] if args else Any), list if as_list else tuple)
+    if origin in (frozenset, set) or hint in (frozenset, set):
+        return _array_decoder(decoder(args[0] if args else Any), frozenset)
+    if origin in (dict, Mapping, typing.Mapping) or (isinstance(hint, type) and issubclass(hint, Mapping)
+                                                     and not attrs.has(hint)):
+        key_t, value_t = (args + (Any, Any))[:2] if args else (Any, Any)
+        wrap = hint if isinstance(hint, type) and issubclass(hint, Mapping) and hint not in (dict,) else None
+        return _mapping_decoder(decoder(key_t), decoder(value_t), wrap)
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return _enum_decoder(hint)
+    if isinstance(hint, type) and attrs.has(hint):
+        return _exact(lambda data, reg, path: _decode_record(data, hint, reg, path))
+    if hint in _SCALARS:
+        return _SCALARS[hint]
+    return _exact(_decode_untyped)
+
+
+def _union_decoder(hint: Any, args: tuple) -> Decoder:
+    nullable = type(None) in args
+    options = tuple(decoder(a) for a in args if a is not type(None))
+
+    def decode_union(data: Any, reg: Registry, path: str) -> Any:
+        if data is None and nullable:
             return None
         errors = []
-        for option in (a for a in args if a is not type(None)):
+        for option in options:
             try:
-                return decode(data, option, reg, path)
+                return option(data, reg, path)
             except CodecError as exc:
                 errors.append(str(exc))
         raise CodecError(path, f"does not fit {hint} ({'; '.join(errors)})")
-    if origin in (tuple, list) or hint in (tuple, list):
+
+    # options that each accept exactly their own types (int | None, str | None): values of
+    # those types are returned unchanged whichever option is tried first
+    exact = frozenset({type(None)} if nullable else ())
+    for option in options:
+        if not option.exact or option.exact & exact:
+            return _exact(decode_union)
+        exact |= option.exact
+    return _exact(decode_union, exact)
+
+
+def _fixed_tuple_decoder(items: tuple[Decoder, ...]) -> Decoder:
+    def decode_fixed(data: Any, reg: Registry, path: str) -> tuple:
         if not isinstance(data, list):
             raise CodecError(path, f"expected an array, got {type(data).__name__}")
-        if origin is tuple and args and args[-1] is not Ellipsis:
-            if len(args) != len(data):
-                raise CodecError(path, f"expected {len(args)} items, got {len(data)}")
-            return tuple(decode(d, a, reg, f"{path}[{i}]") for i, (d, a) in enumerate(zip(data, args)))
-        item = args[0] if args else Any
-        values = [decode(d, item, reg, f"{path}[{i}]") for i, d in enumerate(data)]
-        return values if origin is list or hint is list else tuple(values)
-    if origin in (frozenset, set) or hint in (frozenset, set):
+        if len(items) != len(data):
+            raise CodecError(path, f"expected {len(items)} items, got {len(data)}")
+        return tuple(d(x, reg, f"{path}[{i}]") for i, (x, d) in enumerate(zip(data, items)))
+
+    return _exact(decode_fixed)
+
+
+def _array_decoder(item: Decoder, make: type) -> Decoder:
+    exact = item.exact
+
+    def decode_array(data: Any, reg: Registry, path: str) -> Any:
         if not isinstance(data, list):
             raise CodecError(path, f"expected an array, got {type(data).__name__}")
-        item = args[0] if args else Any
-        return frozenset(decode(d, item, reg, f"{path}[{i}]") for i, d in enumerate(data))
-    if origin in (dict, Mapping, typing.Mapping) or (isinstance(hint, type) and issubclass(hint, Mapping)
-                                                     and not attrs.has(hint)):
+        if exact:
+            for x in data:
+                if type(x) not in exact:
+                    break
+            else:
+                return make(data)
+        return make([item(x, reg, f"{path}[{i}]") for i, x in enumerate(data)])
+
+    return _exact(decode_array)
+
+
+def _mapping_decoder(key: Decoder, value: Decoder, wrap: type | None) -> Decoder:
+    def decode_mapping(data: Any, reg: Registry, path: str) -> Any:
         if not isinstance(data, list):
             raise CodecError(path, "expected an array of [key, value] pairs")
-        key_t, value_t = (args + (Any, Any))[:2] if args else (Any, Any)
         out = {}
         for i, pair in enumerate(data):
             if not (isinstance(pair, list) and len(pair) == 2):
                 raise CodecError(f"{path}[{i}]", "expected a [key, value] pair")
-            key = decode(pair[0], key_t, reg, f"{path}[{i}][0]")
-            out[_hashable(key)] = decode(pair[1], value_t, reg, f"{path}[{i}][1]")
-        if isinstance(hint, type) and issubclass(hint, Mapping) and hint not in (dict,):
+            k = key(pair[0], reg, f"{path}[{i}][0]")
+            out[_hashable(k)] = value(pair[1], reg, f"{path}[{i}][1]")
+        if wrap is not None:
             try:
-                return hint(out)
+                return wrap(out)
             except TypeError:
                 return out
         return out
-    if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        if not isinstance(data, str) or data not in hint.__members__:
-            raise CodecError(path, f"expected one of {', '.join(hint.__members__)}, got {data!r}")
-        return hint[data]
-    if isinstance(hint, type) and attrs.has(hint):
-        return _decode_record(data, hint, reg, path)
-    if hint is bool:
-        if not isinstance(data, bool):
-            raise CodecError(path, f"expected true or false, got {data!r}")
-        return data
-    if hint is int:
-        if isinstance(data, bool) or not isinstance(data, int):
-            raise CodecError(path, f"expected an integer, got {data!r}")
-        return data
-    if hint is float:
-        if isinstance(data, bool) or not isinstance(data, (int, float)):
-            raise CodecError(path, f"expected a number, got {data!r}")
-        return float(data)
-    if hint is str:
-        if not isinstance(data, str):
-            raise CodecError(path, f"expected a string, got {data!r}")
-        return data
-    if hint is bytes:
+
+    return _exact(decode_mapping)
+
+
+def _enum_decoder(cls: type) -> Decoder:
+    members = cls.__members__
+
+    def decode_enum(data: Any, reg: Registry, path: str) -> Any:
         if isinstance(data, str):
-            try:
-                return base64.b64decode(data, validate=True)
-            except ValueError:
-                pass
-        raise CodecError(path, f"expected bytes as a base64 string, got {str(data)[:40]!r}")
-    return _decode_untyped(data, reg, path)
+            member = members.get(data)
+            if member is not None:
+                return member
+        raise CodecError(path, f"expected one of {', '.join(members)}, got {data!r}")
+
+    return _exact(decode_enum)
+
+
+def _decode_bool(data: Any, reg: Registry, path: str) -> bool:
+    if not isinstance(data, bool):
+        raise CodecError(path, f"expected true or false, got {data!r}")
+    return data
+
+
+def _decode_int(data: Any, reg: Registry, path: str) -> int:
+    if isinstance(data, bool) or not isinstance(data, int):
+        raise CodecError(path, f"expected an integer, got {data!r}")
+    return data
+
+
+def _decode_float(data: Any, reg: Registry, path: str) -> float:
+    if isinstance(data, bool) or not isinstance(data, (int, float)):
+        raise CodecError(path, f"expected a number, got {data!r}")
+    return float(data)
+
+
+def _decode_str(data: Any, reg: Registry, path: str) -> str:
+    if not isinstance(data, str):
+        raise CodecError(path, f"expected a string, got {data!r}")
+    return data
+
+
+def _decode_bytes(data: Any, reg: Registry, path: str) -> bytes:
+    if isinstance(data, str):
+        try:
+            return base64.b64decode(data, validate=True)
+        except ValueError:
+            pass
+    raise CodecError(path, f"expected bytes as a base64 string, got {str(data)[:40]!r}")
+
+
+_SCALARS: dict[type, Decoder] = {bool: _exact(_decode_bool, frozenset({bool})), int: _exact(_decode_int, frozenset({int})),
+                                 float: _exact(_decode_float), str: _exact(_decode_str, frozenset({str})),
+                                 bytes: _exact(_decode_bytes)}
 
 
 def _hashable(x: Any) -> Any:
@@ -207,23 +348,51 @@ def _decode_record(data: Any, cls: type, reg: Registry, path: str) -> Any:
         raise CodecError(path, f"expected a {cls.__name__} object, got {type(data).__name__}")
     tag = data.get("@type", cls.__name__)
     if tag != cls.__name__:
-        other = reg.records.get(tag)
+        other = reg.records.get(tag) if isinstance(tag, str) else None
         if other is None or not issubclass(other, cls):
             raise CodecError(path, f"expected type {cls.__name__}, got {tag!r}")
         cls = other
-    kwargs = {}
-    for f in attrs.fields(cls):
-        if f.name in data:
-            kwargs[f.name] = decode(data[f.name], f.type if f.type is not None else Any, reg, f"{path}.{f.name}")
-        elif f.default is attrs.NOTHING:
-            raise CodecError(f"{path}.{f.name}", "missing field")
-    unknown = set(data) - {f.name for f in attrs.fields(cls)} - {"@type"}
-    if unknown:
-        raise CodecError(path, f"unknown field(s) {', '.join(sorted(unknown))} for {cls.__name__}")
     try:
-        return cls(**kwargs)
-    except (TypeError, ValueError) as exc:
-        raise CodecError(path, f"invalid {cls.__name__}: {exc}") from None
+        build = _BUILDERS[cls]
+    except KeyError:
+        build = _BUILDERS[cls] = _record_builder(cls)
+    return build(data, reg, path)
+
+
+_BUILDERS: dict[type, Decoder] = {}
+
+
+def _record_builder(cls: type) -> Decoder:
+    """Decodes an object already known to be a ``cls``: each field by its type, unknown
+    fields refused, missing ones without a default named."""
+    if getattr(cls, "__attrs_types_resolved__", None) is not cls:
+        try:  # field types written as strings (postponed annotations) become types
+            attrs.resolve_types(cls, globalns=vars(importlib.import_module(cls.__module__)))
+        except Exception:  # a field type that cannot be resolved decodes structurally
+            pass
+    fields = tuple((f.name, decoder(f.type if f.type is not None else Any), f.default is attrs.NOTHING)
+                   for f in attrs.fields(cls))
+    fields = tuple((name, dec, dec.exact, required) for name, dec, required in fields)
+    known = frozenset(name for name, *_ in fields) | {"@type"}
+    name_of_cls = cls.__name__
+
+    def build(data: dict, reg: Registry, path: str) -> Any:
+        kwargs = {}
+        for name, dec, exact, required in fields:
+            if name in data:
+                v = data[name]
+                kwargs[name] = v if type(v) in exact else dec(v, reg, f"{path}.{name}")
+            elif required:
+                raise CodecError(f"{path}.{name}", "missing field")
+        if len(kwargs) + ("@type" in data) != len(data):
+            unknown = data.keys() - known
+            raise CodecError(path, f"unknown field(s) {', '.join(sorted(unknown))} for {name_of_cls}")
+        try:
+            return cls(**kwargs)
+        except (TypeError, ValueError) as exc:
+            raise CodecError(path, f"invalid {name_of_cls}: {exc}") from None
+
+    return build
 
 
 def _decode_untyped(data: Any, reg: Registry, path: str) -> Any:

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-import queue
-import selectors
+import select
 import shlex
 import signal
 import subprocess
@@ -78,6 +77,10 @@ class AdapterInfo:
 
     def supports(self, operation: str) -> bool:
         return operation in self.operations
+
+
+# json.dumps(req, separators=(",", ":")) without building an encoder per request
+_compact_json = json.JSONEncoder(separators=(",", ":")).encode
 
 
 def _short(x: Any, limit: int = 600) -> str:
@@ -181,31 +184,43 @@ class _Watchdog:
     """Runs calls on one worker thread and gives up on a call after a timeout.
 
     Python cannot stop a thread, so a call that times out is abandoned (the worker is
-    a daemon) and the adapter is marked broken by the caller.
+    a daemon) and the adapter is marked broken by the caller. The hand-over is two raw
+    locks (the cheapest wake-up Python has: a call is on the hot path of every JPype
+    and ``python:`` exchange); after a timeout the next call gets a fresh worker.
     """
 
     def __init__(self, name: str):
-        self._calls: queue.SimpleQueue = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
-        self._thread.start()
+        self._name = name
+        self._start()
 
-    def _loop(self) -> None:
-        while True:
-            fn, box, done = self._calls.get()
-            try:
-                box.append((True, fn()))
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller
-                box.append((False, exc))
-            done.set()
+    def _start(self) -> None:
+        go, done = threading.Lock(), threading.Lock()
+        go.acquire()
+        done.acquire()
+        slot: list = [None, None]  # the call to run, then its outcome
+        self._go, self._done, self._slot = go, done, slot
+
+        def loop() -> None:
+            while True:
+                go.acquire()
+                try:
+                    slot[1] = (True, slot[0]())
+                except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                    slot[1] = (False, exc)
+                done.release()
+
+        threading.Thread(target=loop, name=self._name, daemon=True).start()
 
     def run(self, fn: Callable[[], Any], timeout_s: float) -> tuple[bool, Any]:
         """``(finished, (ok, value_or_exception))``; ``finished`` False on a timeout."""
-        box: list = []
-        done = threading.Event()
-        self._calls.put((fn, box, done))
-        if not done.wait(timeout_s):
+        slot = self._slot
+        slot[0] = fn
+        self._go.release()
+        if not self._done.acquire(True, timeout_s):
+            self._start()  # the old worker is still in the call: abandon it
             return False, None
-        return True, box[0]
+        outcome, slot[0], slot[1] = slot[1], None, None
+        return True, outcome
 
 
 class InProcessAdapter(ProtocolAdapter):
@@ -298,8 +313,8 @@ class StdioAdapter(ProtocolAdapter):
             )
         except OSError as exc:
             raise AdapterError(f"{spec}: cannot start {command!r}: {exc.strerror}") from None
-        self._selector = selectors.DefaultSelector()
-        self._selector.register(self.proc.stdout, selectors.EVENT_READ)
+        self._poll = select.poll()
+        self._poll.register(self.proc.stdout, select.POLLIN)
         self._buffer = b""
 
     def stderr_tail(self, limit: int = 400) -> str:
@@ -317,7 +332,7 @@ class StdioAdapter(ProtocolAdapter):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return _TIMEOUT
-            if not self._selector.select(timeout=remaining):
+            if not self._poll.poll(remaining * 1000):
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:
@@ -325,6 +340,12 @@ class StdioAdapter(ProtocolAdapter):
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
         return line
+
+    def _write(self, data: bytes) -> None:
+        """The whole of ``data`` to the process's stdin, unbuffered (one system call as a rule)."""
+        fd = self.proc.stdin.fileno()  # ValueError once closed
+        while data:
+            data = data[os.write(fd, data):]
 
     def _exited(self, sent: str) -> AdapterError:
         try:
@@ -336,21 +357,19 @@ class StdioAdapter(ProtocolAdapter):
         return self._break(f"the process exited (status {status})" + (f" {tail}" if tail else ""), sent)
 
     def _exchange(self, req: dict) -> Any:
-        line = json.dumps(req, separators=(",", ":"))
-        sent = f"sent {_short(line)}"
+        line = _compact_json(req)
         try:
-            self.proc.stdin.write(line.encode() + b"\n")
-            self.proc.stdin.flush()
+            self._write(line.encode() + b"\n")
         except (BrokenPipeError, OSError, ValueError):
-            raise self._exited(sent) from None
+            raise self._exited(f"sent {_short(line)}") from None
         # the first answer also waits for the process to start (an interpreter, a JVM)
         limit = self.timeout_s if req.get("id") != 1 else max(self.timeout_s, STARTUP_ALLOWANCE_S)
         answer = self._readline(time.monotonic() + limit)
         if answer is None:
-            raise self._exited(sent)
+            raise self._exited(f"sent {_short(line)}")
         if answer is _TIMEOUT:
             self._kill()
-            raise self._break(f"no answer within {limit:g} s (killed)", sent)
+            raise self._break(f"no answer within {limit:g} s (killed)", f"sent {_short(line)}")
         text = answer.decode("utf-8", errors="replace")
         try:
             return json.loads(text)
@@ -359,7 +378,8 @@ class StdioAdapter(ProtocolAdapter):
             # answer may still follow it, so the stream is out of step; the process is
             # stopped and the next run starts it again, as after a timeout
             self._kill()
-            raise self._break("answered something that is not a JSON object", f"{sent}; got {_short(text)}") from None
+            raise self._break("answered something that is not a JSON object",
+                              f"sent {_short(line)}; got {_short(text)}") from None
 
     def alive(self) -> bool:
         return self.broken is None and self.proc.poll() is None
@@ -386,7 +406,6 @@ class StdioAdapter(ProtocolAdapter):
                 stream.close()
             except (OSError, ValueError):
                 pass
-        self._selector.close()
 
 
 class JvmAdapter(ProtocolAdapter):
@@ -403,7 +422,7 @@ class JvmAdapter(ProtocolAdapter):
         self._watchdog = _Watchdog(f"rmqha-jvm {spec}")
 
     def _exchange(self, req: dict) -> Any:
-        text = json.dumps(req, separators=(",", ":"))
+        text = _compact_json(req)
         finished, outcome = self._watchdog.run(lambda: self.obj.handle(text), self.timeout_s)
         if not finished:
             raise self._break(f"no answer within {self.timeout_s:g} s", f"sent {_short(text)}")

@@ -2,6 +2,7 @@
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,16 @@ def test_campaign_against_a_crashing_adapter_records_errors(tmp_path, capsys):
     runs = io.read_table(tmp_path / "r", "runs").to_pylist()
     assert {r["verdict"] for r in runs} == {"error"}
     assert all("the process exited" in r["error"] for r in runs)
+
+
+def test_the_watchdog_abandons_a_late_call_and_never_hands_its_answer_to_the_next():
+    """A call that times out is left to its (daemon) worker; the next call runs on a fresh
+    one and gets its own answer, even when the abandoned call finishes in between."""
+    watchdog = transports._Watchdog("rmqha-test")
+    release = threading.Event()
+    assert watchdog.run(lambda: release.wait(5) and "late", 0.05) == (False, None)
+    assert watchdog.run(lambda: "next", 5) == (True, (True, "next"))
+    release.set()
+    finished, (ok, exc) = watchdog.run(lambda: 1 // 0, 5)
+    assert finished and not ok and isinstance(exc, ZeroDivisionError)
+    assert watchdog.run(lambda: "again", 5) == (True, (True, "again"))
