@@ -110,7 +110,7 @@ SCENARIOS: dict[str, Scenario] = {
         outcomes=truncation_outcomes(),
         generate=lambda config: generate_truncation_script(config, FAULT_MIXES),
         build=build_truncation,
-        mutants=tuple(truncation_variants.MUTANTS.values()),
+        mutants=truncation_variants.SCENARIO_MUTANTS,  # less the equivalent ones
         group_sizes=(2, 3),
     ),
     "controller": Scenario(

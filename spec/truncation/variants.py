@@ -61,3 +61,14 @@ MUTANTS: Mapping[str, TruncationVariant] = {m.name: m for m in (
 )}
 
 VARIANTS: Mapping[str, Variant] = {name: m.variant for name, m in MUTANTS.items()}
+
+# Equivalent in the truncation scenario: they cannot change what a run does there, so no
+# property can kill them and they are left out of its mutant registry (docs/mutants.md
+# gives the argument). epoch-only-match: the proof shows every history of the model keeps
+# epoch-start-agreement (a replica records each epoch at the start its master recorded),
+# which makes comparing starts redundant, and the scenario's controller never reuses an
+# epoch; the proof refutes it only outside the model (epochs reused after a metadata wipe).
+# Each stays a variant the proof judges and an adapter ``mutant:NAME``.
+EQUIVALENT_IN_SCENARIO: frozenset[str] = frozenset({"epoch-only-match"})
+SCENARIO_MUTANTS: tuple[TruncationVariant, ...] = tuple(
+    m for name, m in MUTANTS.items() if name not in EQUIVALENT_IN_SCENARIO)
