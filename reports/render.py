@@ -292,10 +292,12 @@ def render(data: dict[str, Any], out_dir: str | Path, stage: Callable[[str], Non
 
     if data.get("abstract"):
         doc.heading(2, "Abstract protocol states")
-        doc.para("Each step that changed a node reaches an abstract state: the node's role, term, vote, log and "
-                 "commit relative to its group, what it handled, the live leaders and the network "
-                 "(docs/scenarios.md, \"Search\"). The campaign steers towards new ones; how many it reached, "
-                 "how that grew over the runs, and which node states no run reached:")
+        doc.para("Each step that changed a node reaches an abstract state (docs/scenarios.md, \"Search\"): in a "
+                 "DLedger or Raft group the node's role, term, vote, log and commit relative to its group, the "
+                 "live leaders; in the controller stack a broker's role, fencing, SyncStateSet membership, epoch "
+                 "and log relative to the recorded master, the set's shape; with what it handled and the network. "
+                 "The campaign steers towards new ones; how many it reached, how that grew over the runs, and "
+                 "which node states no run reached:")
         for a in data["abstract"]:
             doc.heading(3, a["adapter"])
             doc.para(f"{a['states']:,} distinct abstract states; {a['node_states']} of the {a['universe']} node "
