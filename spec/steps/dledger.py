@@ -36,28 +36,42 @@ is not taking leadership.
 from __future__ import annotations
 
 from collections import Counter
+from functools import reduce
 from typing import Any, Iterable
 
 import attrs
 
 from spec.dledger import effects as fx
 from spec.dledger.candidate import (
-    NextVote,
     count_vote,
+    next_time_after_parse,
+    next_vote_time,
     parse_vote_result,
     start_vote_counts,
     vote_round_closed,
+    vote_round_wait_range,
 )
 from spec.dledger.heartbeat import (
     HeartbeatRoundOutcome,
     count_heartbeat,
     decide_heartbeat_round,
+    follower_timed_out,
     handle_heartbeat,
     heartbeat_latch_open,
     start_heartbeat_counts,
 )
 from spec.dledger.log import client_entry, handle_push, quorum_match_index
-from spec.dledger.member_state import NEVER, MemberView, next_term
+from spec.dledger.member_state import (
+    NEVER,
+    MemberView,
+    elapsed,
+    known_max_term_after_candidate,
+    may_become_candidate,
+    may_become_follower,
+    may_become_leader,
+    next_term,
+    parse_result_after_becoming_follower,
+)
 from spec.dledger.profiles import DEFAULT_PROFILE, DEFAULT_TIMING, Profile, Timing
 from spec.dledger.records import (
     NO_TERM,
@@ -75,6 +89,7 @@ from spec.dledger.records import (
     VoteRequest,
     VoteResponse,
 )
+from spec.dledger.rounds import heartbeat_decision_time, heartbeat_latch_deadline
 from spec.dledger.vote import handle_vote
 from spec.steps import BOOT, CRASH, TICK, StepEvent, StepViolation, step_property, violation
 
@@ -357,8 +372,8 @@ class DLedgerSteps:
     def _vote_deadline(self, r: _Round) -> tuple[int, int]:
         """The instants a vote round without an open latch can end at: 2000 (3000 in
         release-0.1) + rand[0, maxVoteIntervalMs) after it started."""
-        lo = r.start + self.timing.vote_round_base_wait_ms
-        return max(lo, r.not_before), lo + self.timing.max_vote_interval_ms - 1
+        waits = vote_round_wait_range(self.timing)
+        return max(r.start + waits[0], r.not_before), r.start + waits[-1]
 
     def _vote_closes(self, r: _Round, latest: int) -> list[tuple[Any, int, int]]:
         """Every way the round can have ended by ``latest``: (ParseDecision, earliest, latest instant);
@@ -376,25 +391,22 @@ class DLedgerSteps:
     def _close_vote(self, s: _Node, decisions: list) -> None:
         """Fold the possible outcomes [(ParseDecision, earliest, latest)] of the round into the hidden state."""
         results, known, lows = set(), set(), []
-        low = self.timing.min_vote_interval_ms
-        extra = {NextVote.VOTE_INTERVAL: 0, NextVote.VOTE_INTERVAL_PLUS_LEASE: self.timing.lease_ms,
-                 NextVote.VOTE_INTERVAL_PLUS_MAX: self.timing.max_vote_interval_ms}
         for d, lo, hi in decisions:
             results.add(d.result)
             raised = [e.term for e in d.effects if type(e) is fx.BecomeCandidate]
-            known |= {max([k, *raised]) for k in s.known_max}
-            lows.append(s.next_vote_lo if d.next_vote is NextVote.UNCHANGED else lo + low + extra[d.next_vote])
+            known |= {reduce(known_max_term_after_candidate, raised, k) for k in s.known_max}
+            # the earliest nextTimeToRequestVote: the round ending at its earliest, the smallest draw
+            lows.append(next_time_after_parse(d, s.next_vote_lo, next_vote_time(lo, 0, self.timing), self.timing))
         s.parse, s.known_max, s.next_vote_lo = frozenset(results), frozenset(known), min(lows)
         s.vote = None
 
     def _hb_instant(self, r: _Round) -> int | None:
         """When the leader decides the round: heartBeatResultWait (0.3.2+: 10 ms, before: 0)
         after its latch opened at a reply or timed out (heartBeatTimeIntervalMs - that wait)."""
-        wait = self.timing.heartbeat_result_wait_ms
-        woke = r.start + self.timing.heartbeat_latch_wait_ms
+        woke = heartbeat_latch_deadline(r.start, self.timing)
         if r.latch is not None and r.latch > 0 and r.times[r.latch - 1] < woke:
             woke = r.times[r.latch - 1]
-        return woke + wait
+        return heartbeat_decision_time(woke, self.timing)
 
     def _decide_hb(self, s: _Node, instant: int) -> None:
         """The round's decision at ``instant``, over the replies that arrived by then."""
@@ -425,20 +437,19 @@ class DLedgerSteps:
             if kind is fx.SetVotedFor:
                 x.voted_for = e.candidate
             elif kind is fx.BecomeCandidate:
-                if e.term >= x.curr_term:
+                if may_become_candidate(x.curr_term, e.term):
                     x.role, x.leader_id = Role.CANDIDATE, None
-                    s.known_max = frozenset(max(k, e.term) for k in s.known_max)
+                    s.known_max = frozenset(known_max_term_after_candidate(k, e.term) for k in s.known_max)
             elif kind is fx.IncreaseTermImmediately:
                 s.need_increase = True
             elif kind is fx.BecomeFollower:
-                if x.curr_term == e.term:
+                if may_become_follower(x.curr_term, e.term):
                     x.role, x.leader_id = Role.FOLLOWER, e.leader
                     s.last_leader_hb = t
-                    if self.profile.follower_resets_parse_result and s.vote is None:
-                        # (with a round still open, its close sets lastParseResult afterwards)
-                        s.parse = frozenset({ParseResult.WAIT_TO_REVOTE})
+                    if s.vote is None:  # (with a round still open, its close sets lastParseResult afterwards)
+                        s.parse = frozenset(parse_result_after_becoming_follower(p, self.profile) for p in s.parse)
             elif kind is fx.BecomeLeader:
-                if x.curr_term == e.term:
+                if may_become_leader(x.curr_term, e.term):
                     x.role, x.leader_id = Role.LEADER, s.view.node_id
             elif kind is fx.RefreshLeaderHeartbeat:
                 s.last_leader_hb = t
@@ -734,7 +745,7 @@ class DLedgerSteps:
                                  "; ".join(diff)))
         s.need_increase = False
         s.parse = frozenset({ParseResult.WAIT_TO_REVOTE})
-        s.next_vote_lo = t + self.timing.min_vote_interval_ms
+        s.next_vote_lo = next_vote_time(t, 0, self.timing)  # its earliest (the smallest draw)
 
     def _blocked(self, s: _Node, e: StepEvent, what: str, out: list) -> None:
         """The maintainer waits on an open vote round: nothing it does happens before the round ends."""
@@ -750,8 +761,8 @@ class DLedgerSteps:
         before, t = s.pre, e.time
         self._tally["follower_timed_out"] += 1
         lease = self.timing.lease_ms
-        since = t - s.last_leader_hb if s.last_leader_hb != NEVER else _INF
-        if since <= lease:
+        since = elapsed(t, s.last_leader_hb)
+        if not follower_timed_out(t, s.last_leader_hb, self.timing):
             out.append(violation("follower_timed_out", e.node, f"{e.node} stepped down as follower of {before.leader_id}",
                                  f"no step-down within {lease} ms of its leader's last heartbeat",
                                  f"a step-down {since} ms after it"))
