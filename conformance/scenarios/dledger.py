@@ -413,10 +413,10 @@ START_SPREADS_MS = (0, 50, 1000, 1000)  # 0 and 50: candidates that collide
 NEMESES: dict[str, tuple[str, ...]] = {
     "none": (),
     "crash": ("crash-after-vote", "restart-after-truncation"),
-    "partition": ("stale-leader-longer-log", "leader-minority-beyond-lease"),
+    "partition": ("stale-leader-longer-log", "leader-minority-beyond-lease", "node-returns-with-higher-term"),
     "lossy": ("late-and-duplicated",),
     "mixed": ("crash-after-vote", "restart-after-truncation", "stale-leader-longer-log",
-              "leader-minority-beyond-lease", "late-and-duplicated"),
+              "leader-minority-beyond-lease", "late-and-duplicated", "node-returns-with-higher-term"),
 }
 
 
@@ -499,6 +499,12 @@ class _Planner:
             steps += self.appends(rng.randint(1, 3))
             wait = lease_ms + rng.randint(2 * self.timing.heartbeat_interval_ms, 3 * lease_ms)
             steps += [Step("run", (str(wait),)), Step("heal")]
+        elif choice == "node-returns-with-higher-term":
+            # a node cut off alone campaigns in ever higher terms; back, it answers the
+            # leader's next heartbeat with its higher term before its next vote round
+            steps.append(Step("partition", (rng.choice(nodes),)))
+            steps.append(Step("run", (str(rng.randint(lease_ms + 1000, 3 * lease_ms)),)))
+            steps.append(Step("heal"))
         elif choice == "late-and-duplicated":
             steps.append(Step("net", (f"1..{rng.choice((3000, 8000))}", f"dup={rng.choice((0.2, 0.5))}")))
         elif choice == "isolate-leader":
