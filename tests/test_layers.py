@@ -319,3 +319,11 @@ def test_every_function_architecture_md_names_lives_where_it_says():
             if not re.search(rf"^\s*(def|class) {name}\b|^{name}\s*[:=]", source, re.M):
                 wrong.append(f"{name} not in {row[1]}")
     assert not wrong, wrong
+
+
+def test_java_fixtures_are_ascii():
+    """javac reads sources in the platform encoding: under LANG=C a non-ASCII character
+    (even in a comment) fails README's build step."""
+    fixtures = Path(__file__).parent / "fixtures" / "java"
+    bad = [str(p) for p in fixtures.rglob("*.java") if not p.read_bytes().isascii()]
+    assert not bad, bad
