@@ -182,11 +182,13 @@ class DLedgerCluster(SimCluster):
         if view is None:
             return
         heard = self._heard.get(node_id, {})
-        found = inv.check_leader_lease(view, self.peers, heard, self.sim.now, self.timing)
+        due = inv.lease_deadline(view, self.peers, heard, self.timing)
+        if due is None:
+            return
+        found = inv.check_leader_lease(view, self.peers, heard, self.sim.now, self.timing) \
+            if self.sim.now > due else None
         if found is None:
-            due = inv.lease_deadline(view, self.peers, heard, self.timing)
-            if due is not None:
-                self.sim.wake_at(node_id, due + 1)
+            self.sim.wake_at(node_id, due + 1)
         elif ("leader-lease", node_id, view.curr_term) not in self._lease_reported:
             self._lease_reported.add(("leader-lease", node_id, view.curr_term))  # once per leadership
             self.violate(found)

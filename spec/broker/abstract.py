@@ -46,9 +46,11 @@ class BrokerState:
 
 def log_relation(log: Sequence[LogEntry], reference: Sequence[LogEntry]) -> str:
     """How ``log`` stands to ``reference``, entry by entry (message id and position)."""
-    for a, b in zip(log, reference):
-        if (a.msg_id, a.start, a.end) != (b.msg_id, b.start, b.end):
-            return "fork"
+    common = min(len(log), len(reference))
+    if tuple(log[:common]) != tuple(reference[:common]):  # (equal entries agree: the usual case, in C)
+        for a, b in zip(log, reference):
+            if (a.msg_id, a.start, a.end) != (b.msg_id, b.start, b.end):
+                return "fork"
     if len(log) == len(reference):
         return "same"
     return "prefix" if len(log) < len(reference) else "longer"

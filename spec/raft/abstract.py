@@ -41,6 +41,8 @@ DOWN = "-"
 def log_relation(log: Sequence, reference: Sequence) -> str:
     """How ``log`` stands to ``reference`` (entries compared by index, term and body)."""
     common = min(len(log), len(reference))
+    if log[:common] == reference[:common]:  # (the usual case, compared in C: equal entries agree)
+        common = 0
     for i in range(common):
         a, b = log[i], reference[i]
         if (a.index, a.term, a.body) != (b.index, b.term, b.body):

@@ -119,6 +119,7 @@ _MAINTAINER = {Role.CANDIDATE: "candidate_action", Role.FOLLOWER: "follower_time
 # more possible histories of one node than this are not kept (in practice: two or three)
 MAX_HISTORIES = 16
 _REPLIES = {VoteRequest: VoteResponse, HeartBeatRequest: HeartBeatResponse, PushEntryRequest: PushEntryResponse}
+_TICK_SENDS = frozenset({PushEntryRequest, VoteRequest, HeartBeatRequest})  # what a tick may send
 
 
 # ------------------------------------------------------------------ hidden state
@@ -243,13 +244,14 @@ class DLedgerSteps:
         self.n = len(self.peers)
         self.profile = profile
         self.timing = timing
+        self._vote_waits = vote_round_wait_range(timing)
         # a node that hands its durable state over in each step (the reference) must do so
         # whenever its term, vote or log changes; one that says at its crash what survives
         # (an implementation behind the adapter protocol) is judged only on what it hands over
         self.persist_expected = persist_expected
         self.nodes: dict[str, list[_Node]] = {}  # node -> its possible histories
         self.judged: Counter = Counter()  # procedure -> steps judged by it
-        self._tally: Counter = Counter()
+        self._tally: list[str] = []  # the procedures the history being judged ran in this step
 
     # ------------------------------------------------------------------ entry point
 
@@ -266,12 +268,16 @@ class DLedgerSteps:
         alive, failed = [], None
         for history in self.nodes[e.node]:
             for s in self._catch_up(history, e):
-                self._tally = Counter()
+                self._tally = []
                 out = self._judge(s, e)
                 if not out:
                     alive.append((s, self._tally))
                 elif failed is None:
                     failed = (s, out, self._tally)
+        if len(alive) == 1:  # (the usual case: nothing to merge)
+            self.judged.update(alive[0][1])
+            self.nodes[e.node] = [alive[0][0]]
+            return []
         if alive:
             self.judged.update(alive[0][1])
             kept: dict = {}
@@ -372,7 +378,7 @@ class DLedgerSteps:
     def _vote_deadline(self, r: _Round) -> tuple[int, int]:
         """The instants a vote round without an open latch can end at: 2000 (3000 in
         release-0.1) + rand[0, maxVoteIntervalMs) after it started."""
-        waits = vote_round_wait_range(self.timing)
+        waits = self._vote_waits
         return max(r.start + waits[0], r.not_before), r.start + waits[-1]
 
     def _vote_closes(self, r: _Round, latest: int) -> list[tuple[Any, int, int]]:
@@ -422,7 +428,7 @@ class DLedgerSteps:
             s.forced = ("decide_heartbeat_round", f"{s.view.node_id}'s heartbeat round of term {r.term} "
                         f"(opened at {r.start}) decided at {instant}",
                         f"{d.outcome.value} ({_counts(r.counts[k])}): the leader steps down")
-        self._tally["decide_heartbeat_round"] += 1
+        self._tally.append("decide_heartbeat_round")
 
     # ------------------------------------------------------------------ helpers
 
@@ -466,11 +472,16 @@ class DLedgerSteps:
 
     def _reply(self, e: StepEvent, kind: type) -> tuple[Any, list]:
         """The step's reply to its input (None: none), and the other messages it sent."""
-        replies = [o for o in e.outputs if o.dst == e.src and type(o.payload) is kind]
-        others = [o for o in e.outputs if not (o.dst == e.src and type(o.payload) is kind)]
-        if len(replies) > 1:
-            others += replies[1:]
-        return (replies[0].payload if replies else None), others
+        reply, others, more = None, [], []
+        for o in e.outputs:
+            if o.dst == e.src and type(o.payload) is kind:
+                if reply is None:
+                    reply = o.payload
+                else:
+                    more.append(o)
+            else:
+                others.append(o)
+        return reply, others + more
 
     def _unexpected(self, e: StepEvent, others: list, procedure: str, out: list, allowed=(PushEntryRequest,)) -> None:
         for o in others:
@@ -513,7 +524,7 @@ class DLedgerSteps:
             d = handle_push(self._member(before), request, before.log, before.committed_index, self.profile)
             expected_reply = d.response
             row = d.row
-        self._tally[procedure] += 1
+        self._tally.append(procedure)
         reply, others = self._reply(e, _REPLIES[kind])
         if reply != expected_reply:
             out.append(violation(procedure, e.node, f"{e.node} handled {_show_payload(request)} from {e.src}",
@@ -531,7 +542,7 @@ class DLedgerSteps:
         pre, after, reply, r = s.pre, e.view, e.payload, s.vote
         decided = None
         if r is not None and reply.round == r.id and e.src not in r.answered and r.latch is None:
-            self._tally["parse_vote_result"] += 1
+            self._tally.append("parse_vote_result")
             r.answered.add(e.src)
             r.counts.append(count_vote(r.counts[-1], reply))
             r.times.append(e.time)
@@ -585,7 +596,7 @@ class DLedgerSteps:
 
     def _client_append(self, s: _Node, e: StepEvent, out: list) -> None:
         before, after = s.pre, e.view
-        self._tally["client_append"] += 1
+        self._tally.append("client_append")
         x = _Expect(before)
         entry = client_entry(self._member(before), before.log, e.payload.body)
         if entry is not None:
@@ -613,15 +624,15 @@ class DLedgerSteps:
 
     def _tick(self, s: _Node, e: StepEvent, out: list) -> None:
         before, after = s.pre, e.view
-        sends = Counter(type(o.payload) for o in e.outputs)
+        sends = {type(o.payload) for o in e.outputs}
         if before.role is Role.CANDIDATE:
-            if sends[VoteRequest] or (self.n == 1 and (after.curr_term != before.curr_term
+            if VoteRequest in sends or (self.n == 1 and (after.curr_term != before.curr_term
                                                        or after.role is Role.LEADER)):
                 self._campaign(s, e, out)
             elif after.curr_term != before.curr_term:
                 self._increase_term(s, e, out)
             elif after.role is Role.LEADER:
-                self._tally["parse_vote_result"] += 1
+                self._tally.append("parse_vote_result")
                 out.append(violation("parse_vote_result", e.node, f"{e.node} became leader of term {after.curr_term}",
                                      "a vote round of that term that passed (a quorum accepted)",
                                      "no round that passed" if s.vote is None else
@@ -634,22 +645,23 @@ class DLedgerSteps:
             else:
                 self._tick_frame(s, e, out)
         else:
-            if sends[HeartBeatRequest]:
+            if HeartBeatRequest in sends:
                 self._heartbeat_round(s, e, out)
             elif after.role is not Role.LEADER:
-                self._tally["decide_heartbeat_round"] += 1
+                self._tally.append("decide_heartbeat_round")
                 out.append(violation("decide_heartbeat_round", e.node, f"{e.node} stepped down as leader of term "
                                      f"{before.curr_term} at {e.time}", "a heartbeat round whose decision is a step-down",
                                      "no heartbeat round decided" if s.hb is None else
                                      f"the round opened at {s.hb.start} undecided until {self._hb_instant(s.hb)}"))
             else:
                 self._tick_frame(s, e, out, commit=True)
-        allowed = {PushEntryRequest, VoteRequest, HeartBeatRequest}
-        self._unexpected(e, [o for o in e.outputs if type(o.payload) not in allowed], _MAINTAINER[before.role], out)
-        if sends[VoteRequest] and before.role is not Role.CANDIDATE:
+        if not sends <= _TICK_SENDS:
+            self._unexpected(e, [o for o in e.outputs if type(o.payload) not in _TICK_SENDS],
+                             _MAINTAINER[before.role], out)
+        if VoteRequest in sends and before.role is not Role.CANDIDATE:
             self._unexpected(e, [o for o in e.outputs if type(o.payload) is VoteRequest], "candidate_action", out,
                              allowed=())
-        if sends[HeartBeatRequest] and before.role is not Role.LEADER:
+        if HeartBeatRequest in sends and before.role is not Role.LEADER:
             self._unexpected(e, [o for o in e.outputs if type(o.payload) is HeartBeatRequest],
                              "decide_heartbeat_round", out, allowed=())
 
@@ -667,7 +679,7 @@ class DLedgerSteps:
 
     def _campaign(self, s: _Node, e: StepEvent, out: list) -> None:
         before, after, t = s.pre, e.view, e.time
-        self._tally["candidate_action"] += 1
+        self._tally.append("candidate_action")
         what = f"{e.node} opened a vote round at term {after.curr_term}"
         if s.need_increase:
             out.append(violation("candidate_action", e.node, what,
@@ -726,7 +738,7 @@ class DLedgerSteps:
 
     def _increase_term(self, s: _Node, e: StepEvent, out: list) -> None:
         before, after, t = s.pre, e.view, e.time
-        self._tally["candidate_action"] += 1
+        self._tally.append("candidate_action")
         what = f"{e.node} raised its term from {before.curr_term} to {after.curr_term} without a vote round"
         self._blocked(s, e, what, out)
         allowed = {next_term(before.curr_term, k) for k in s.known_max}
@@ -759,7 +771,7 @@ class DLedgerSteps:
 
     def _follower_timeout(self, s: _Node, e: StepEvent, out: list) -> None:
         before, t = s.pre, e.time
-        self._tally["follower_timed_out"] += 1
+        self._tally.append("follower_timed_out")
         lease = self.timing.lease_ms
         since = elapsed(t, s.last_leader_hb)
         if not follower_timed_out(t, s.last_leader_hb, self.timing):
@@ -772,7 +784,7 @@ class DLedgerSteps:
 
     def _heartbeat_round(self, s: _Node, e: StepEvent, out: list) -> None:
         after, t = e.view, e.time
-        self._tally["decide_heartbeat_round"] += 1
+        self._tally.append("decide_heartbeat_round")
         if s.hb is not None:
             out.append(violation("decide_heartbeat_round", e.node,
                                  f"{e.node} opened a heartbeat round of term {after.curr_term} at {t}",
@@ -804,7 +816,7 @@ class DLedgerSteps:
         old, new = before.committed_index, after.committed_index
         if new == old:
             return
-        self._tally["leader_commit_index"] += 1
+        self._tally.append("leader_commit_index")
         what = f"leader {e.node} of term {after.curr_term} moved its commit index from {old} to {new}"
         if new < old:
             out.append(violation("leader_commit_index", e.node, what, "a leader's commit index never moves back",
@@ -822,10 +834,12 @@ class DLedgerSteps:
                                  f"({self.profile.name}, G2)", f"entry {new} of term {after.log[new].term} committed"))
 
     def _pushes(self, s: _Node, e: StepEvent, after: DLedgerView, out: list) -> None:
+        if not e.outputs:
+            return
         pushes = [o for o in e.outputs if type(o.payload) is PushEntryRequest]
         if not pushes:
             return
-        self._tally["next_push"] += 1
+        self._tally.append("next_push")
         if after.role is not Role.LEADER:
             for o in pushes:
                 out.append(violation("next_push", e.node, f"{e.node} ({after.role.value}) pushed to {o.dst}",
@@ -909,9 +923,10 @@ def _durable(p: Any) -> tuple | None:
         except (TypeError, KeyError):
             return None
         return p["curr_term"], p["voted_for"], log
-    if all(hasattr(p, a) for a in ("curr_term", "voted_for", "log")):
+    try:
         return p.curr_term, p.voted_for, tuple(p.log)
-    return None
+    except AttributeError:
+        return None
 
 
 def _terms(curr: int, known: frozenset) -> str:
