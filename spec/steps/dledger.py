@@ -275,11 +275,11 @@ class DLedgerSteps:
                 elif failed is None:
                     failed = (s, out, self._tally)
         if len(alive) == 1:  # (the usual case: nothing to merge)
-            self.judged.update(alive[0][1])
+            self._count(alive[0][1])
             self.nodes[e.node] = [alive[0][0]]
             return []
         if alive:
-            self.judged.update(alive[0][1])
+            self._count(alive[0][1])
             kept: dict = {}
             for s, _ in alive:
                 same = kept.setdefault(s.key(), s)
@@ -289,9 +289,14 @@ class DLedgerSteps:
                         same.vote.not_before = min(same.vote.not_before, s.vote.not_before)
             self.nodes[e.node] = list(kept.values())[:MAX_HISTORIES]
             return []
-        self.judged.update(failed[2])
+        self._count(failed[2])
         self.nodes[e.node] = [failed[0]]  # go on from the spec's own reading of the step
         return failed[1]
+
+    def _count(self, tally: list[str]) -> None:
+        judged = self.judged
+        for procedure in tally:  # (cheaper than Counter.update for the one or two of a step)
+            judged[procedure] += 1
 
     def _judge(self, s: _Node, e: StepEvent) -> list[StepViolation]:
         """Judge the step on one history of the node's hidden state (``s``, updated in place)."""
