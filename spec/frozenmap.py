@@ -29,6 +29,23 @@ class FrozenMap(Mapping, Generic[K, V]):
     def __len__(self) -> int:
         return len(self._items)
 
+    # The Mapping mixins would go through __getitem__ in Python, key by key; the dict's
+    # own methods answer the same (its views are read-only: the dict stays unexposed).
+    def get(self, key: K, default: Any = None) -> Any:
+        return self._items.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def keys(self):
+        return self._items.keys()
+
+    def items(self):
+        return self._items.items()
+
+    def values(self):
+        return self._items.values()
+
     def __hash__(self) -> int:
         if self._hash is None:
             self._hash = hash(frozenset(self._items.items()))
