@@ -24,6 +24,8 @@ def test_simulator_throughput_prints_targets_and_ratios():
     assert "load average" in out
     row = next(line for line in out.splitlines() if line.startswith("none"))
     assert ("ok" in row or "MISS" in row) and "x target" in out
+    # the ceiling: the same runs with the checks off part by part, and the simulator alone
+    assert "ceiling" in out and "without monitors and trace" in out and "the simulator alone" in out
 
 
 def test_controller_stack_prints_its_target():
