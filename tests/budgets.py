@@ -16,3 +16,14 @@ def share(fraction: float, parent: settings | None = None, **kw) -> settings:
     if parent is None:
         return settings(max_examples=examples, **kw)
     return settings(parent, max_examples=examples, **kw)
+
+
+# A stratum (one aim of an operation's generator, conformance.strategies.strata) gets its
+# share of the profile's examples, and at least this fraction of them: an operation with many
+# aims (controller.handle) runs more examples than one with a single strategy.
+STRATUM_FLOOR = 1 / 12
+
+
+def stratum_share(strata: int, fraction: float = 1.0) -> float:
+    """The share of the profile each of ``strata`` strata of one operation gets."""
+    return fraction * max(1 / strata, STRATUM_FLOOR)

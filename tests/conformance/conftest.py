@@ -1,5 +1,6 @@
 """Fixtures of the conformance suite: the implementation under test (``--adapter``), and
 the rule that every test here judges the implementation it names (tests/conformance/honesty.py)."""
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -76,8 +77,34 @@ def known_departures() -> KnownDepartures:
     return _DEPARTURES
 
 
+class OutcomeCounts:
+    """Per handler-level operation, how many judged inputs ended in each outcome of the spec."""
+
+    def __init__(self):
+        self.seen: dict[str, Counter] = {}
+
+    def record(self, operation: str, label: str) -> None:
+        self.seen.setdefault(operation, Counter())[label] += 1
+
+    def lines(self) -> list[str]:
+        return [f"{operation}: " + ", ".join(f"{label} {n}" for label, n in sorted(counts.items()))
+                for operation, counts in sorted(self.seen.items())]
+
+
+_OUTCOMES = OutcomeCounts()
+
+
+@pytest.fixture(scope="session")
+def outcome_counts() -> OutcomeCounts:
+    return _OUTCOMES
+
+
 def pytest_terminal_summary(terminalreporter):
     if _DEPARTURES.seen:
         terminalreporter.section("known upstream departures (conformance/departures.py)")
         for line in _DEPARTURES.lines():
+            terminalreporter.write_line(line)
+    if _OUTCOMES.seen:
+        terminalreporter.section("handler-level outcomes reached, per operation (conformance/outcomes.py)")
+        for line in _OUTCOMES.lines():
             terminalreporter.write_line(line)

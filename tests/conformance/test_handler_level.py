@@ -6,15 +6,24 @@ implementation declares) in every part that matters for conformance, or reproduc
 known upstream departure (named in the run's summary). An operation the implementation
 does not offer, or answers ``unsupported`` for every input, is skipped and reported as
 not applicable, never passed.
+
+The profile's examples are split across the operation's strata (one strategy per aim:
+each row, each comparison's edge; ``conformance.strategies.strata``), and the run's
+summary counts, per operation, the outcomes the spec gave (``conformance/outcomes.py``):
+an outcome missing there is one the generators did not reach.
+tests/conformance/test_branch_coverage.py holds the same generators to 100% of spec/'s
+decision branches.
 """
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 
 from adapters import resolve
 from adapters.operations import OPERATIONS
 from adapters.protocol import Unsupported
-from conformance.differential import compare
-from conformance.strategies import ARGUMENTS
+from conformance.differential import compare, judged_profile
+from conformance.outcomes import outcome
+from conformance.strategies import ARGUMENTS, strata
+from tests.budgets import share, stratum_share
 
 
 def test_every_operation_has_arguments():
@@ -22,26 +31,31 @@ def test_every_operation_has_arguments():
 
 
 @pytest.mark.parametrize("name", sorted(OPERATIONS))
-def test_operation_agrees_with_the_spec(implementation, name, known_departures):
+def test_operation_agrees_with_the_spec(implementation, name, known_departures, outcome_counts):
     """Every answer agrees with the spec, or reproduces a known upstream departure, which is
     reported by name at the end of the run (``conformance/departures.py``)."""
     if not implementation.info.supports(name):
         pytest.skip(f"not applicable: {implementation.info.implementation} does not implement {name}")
     judged, unsupported = [0], []
+    profile = judged_profile(implementation, name)
+    aims = strata(name)
 
-    @given(ARGUMENTS[name])
-    def agrees(args):
-        try:
-            disagreement = compare(implementation, name, args)
-        except Unsupported as exc:  # this input is outside what the implementation drives
-            unsupported.append(str(exc))
-            return
-        judged[0] += 1
-        if disagreement is not None:
-            assert disagreement.explained, disagreement.render()
-            known_departures.record(implementation.spec, name, disagreement)
+    for strategy in aims.values():
+        @settings(share(stratum_share(len(aims))))
+        @given(strategy)
+        def agrees(args):
+            try:
+                disagreement = compare(implementation, name, args)
+            except Unsupported as exc:  # this input is outside what the implementation drives
+                unsupported.append(str(exc))
+                return
+            judged[0] += 1
+            outcome_counts.record(name, outcome(name, args, OPERATIONS[name].spec(profile, **args)))
+            if disagreement is not None:
+                assert disagreement.explained, disagreement.render()
+                known_departures.record(implementation.spec, name, disagreement)
 
-    agrees()
+        agrees()
     if not judged[0]:
         pytest.skip(f"not applicable: {name} ({unsupported[0] if unsupported else 'no input judged'})")
 
