@@ -1,11 +1,12 @@
-"""What step conformance costs a campaign: the same seeded dledger runs with every node
-step judged (spec/steps) and without, wall and CPU time, against the target.
+"""What step conformance costs a campaign: the same seeded runs with every node step
+judged (spec/steps) and without, wall and CPU time, against the target.
 
 Target (issue 14): a campaign with step conformance takes at most 1.5x its time
 without. Runs are executed as a campaign executes them (no shrinking: both sides pass).
+Scenarios whose nodes are judged step by step: dledger (default), classic, truncation.
 Usage:
 
-    python benchmarks/step_conformance.py [--runs N] [--adapter SPEC]
+    python benchmarks/step_conformance.py [--scenario S] [--runs N] [--adapter SPEC]
 """
 from __future__ import annotations
 
@@ -18,10 +19,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from conformance.campaign import execute, plan_configs  # noqa: E402
+from conformance.scenarios.classic import ClassicCluster  # noqa: E402
 from conformance.scenarios.dledger import DLedgerCluster  # noqa: E402
 from conformance.scenarios.registry import get_scenario  # noqa: E402
 
 TARGET = 1.5  # at most this many times a campaign's time without step conformance
+# the cluster class whose new_steps() builds each scenario's step checker
+CLUSTERS = {"dledger": DLedgerCluster, "classic": ClassicCluster}
 
 
 def timed(scripts, adapter: str) -> tuple[float, float, int]:
@@ -38,21 +42,23 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=100)
     ap.add_argument("--adapter", default="reference")
+    ap.add_argument("--scenario", default="dledger", choices=sorted(CLUSTERS))
     args = ap.parse_args()
-    scenario = get_scenario("dledger")
-    configs = plan_configs("bench", args.runs, 0, "dledger", (args.adapter,), group_sizes=scenario.group_sizes,
+    scenario = get_scenario(args.scenario)
+    cluster = CLUSTERS[args.scenario]
+    configs = plan_configs("bench", args.runs, 0, args.scenario, (args.adapter,), group_sizes=scenario.group_sizes,
                            fault_mixes=("none", "crash", "partition", "lossy", "mixed"))
     scripts = [scenario.generate(c) for c in configs]
-    with_steps = DLedgerCluster.new_steps
+    with_steps = cluster.new_steps
     timed(scripts[:3], args.adapter)  # warm-up (imports, caches)
     on = timed(scripts, args.adapter)
-    DLedgerCluster.new_steps = lambda self: None
+    cluster.new_steps = lambda self: None
     try:
         off = timed(scripts, args.adapter)
     finally:
-        DLedgerCluster.new_steps = with_steps
+        cluster.new_steps = with_steps
     load = os.getloadavg()[0]
-    print(f"dledger campaign, {args.runs} runs of {args.adapter} (every group size and fault mix), "
+    print(f"{args.scenario} campaign, {args.runs} runs of {args.adapter} (every group size and fault mix), "
           f"load average {load:.1f} on {os.cpu_count()} CPUs")
     print(f"{'':24s} {'wall s':>8s} {'CPU s':>8s} {'steps/CPU s':>12s}")
     print(f"{'without step checks':24s} {off[0]:8.2f} {off[1]:8.2f} {off[2] / off[1]:12.0f}")

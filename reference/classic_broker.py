@@ -42,6 +42,7 @@ from spec.classic.commitlog import (
 from spec.classic.master import NO_OFFSET, ConnectionView, LogView, WriteView
 from spec.classic.records import BrokerRole, ClassicConfig, PutMessageStatus, SlaveReport, TransferHeader
 from spec.classic.rules import DEFAULT_CLASSIC_RULES, ClassicRules
+from spec.classic.stream import GAP_TIMEOUT_MS, OrderedStream
 from spec.classic.slave import ClientView, ReportKind
 from spec.classic.wire import (
     ClassicNodeConfig, ClassicView, CleanFiles, ClientConnectionView, HAAccept, HAOpen, HAReset, HAStream,
@@ -49,7 +50,6 @@ from spec.classic.wire import (
 )
 from spec.classic.write import FlushRequestOutcome, ReplicaRequest, TransferOutcome
 
-GAP_TIMEOUT_MS = 500  # a stream gap open this long: the connection is broken
 NEVER = 1 << 62
 CONNECT_TIMEOUT_MS = 5_000  # RemotingUtil.connect
 CONNECT_RETRY_MS = 5_000  # HAClient: waitForRunning(5 s) after a failed connect
@@ -65,35 +65,6 @@ GROUP_COMMIT_FLUSHES = 2  # GroupCommitService flushes at most twice per request
 class ClassicDurable:
     min_offset: int
     data: bytes  # the flushed bytes from min_offset
-
-
-class OrderedStream:
-    """One side of a connection's ordered byte stream (TCP's in-order delivery over the
-    simulator's messages; the classic scenario's monitor reads frames through one too)."""
-
-    __slots__ = ("peer", "send_seq", "expected", "buffer", "gap_since")
-
-    def __init__(self, peer: str):
-        self.peer = peer
-        self.send_seq = 0
-        self.expected = 0
-        self.buffer: dict[int, object] = {}
-        self.gap_since: int | None = None
-
-    def receive(self, seq: int, payload, now: int) -> list:
-        """The payloads now deliverable in order."""
-        if seq < self.expected or seq in self.buffer:
-            return []  # a duplicate
-        self.buffer[seq] = payload
-        out = []
-        while self.expected in self.buffer:
-            out.append(self.buffer.pop(self.expected))
-            self.expected += 1
-        self.gap_since = (self.gap_since if self.gap_since is not None else now) if self.buffer else None
-        return out
-
-    def broken(self, now: int) -> bool:
-        return self.gap_since is not None and now - self.gap_since >= GAP_TIMEOUT_MS
 
 
 class MasterConnection:

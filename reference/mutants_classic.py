@@ -11,7 +11,7 @@ from typing import Mapping
 
 import attrs
 
-from spec.classic import master, slave, write
+from spec.classic import commitlog, master, slave, write
 from spec.classic.commitlog import DataOutcome, commit_log_data
 from spec.classic.rules import ClassicRules
 from spec.classic.write import TransferOutcome
@@ -47,7 +47,21 @@ def _flush_never_waited(config=None, wait_store_msg_ok=True):
     return write.FlushRequestOutcome.ASYNC_FLUSH
 
 
+def _message_crosses_file(max_offset, size, file_size):
+    """No blank record: a message that does not fit its file runs into the next one."""
+    placement = commitlog.place_message(max_offset, size, file_size)
+    if placement.outcome is commitlog.PlaceOutcome.END_OF_FILE:
+        return commitlog.Placement(commitlog.PlaceOutcome.PUT_OK, max_offset)
+    return placement
+
+
 # ------------------------------------------------------------------ HAConnection
+
+
+def _push2_follows_last_report(connection, report, master_max_offset, push2_slave_max_offset, profile=None):
+    """push2SlaveMaxOffset takes each report as it comes, so a lagging slave's report lowers it."""
+    decision = master.on_slave_report(connection, report, master_max_offset, push2_slave_max_offset, profile)
+    return decision if decision.close else attrs.evolve(decision, push2_slave_max_offset=report)
 
 
 def _first_offset_replaced(choose):
@@ -74,6 +88,11 @@ def _batch_across_files(view, log, now, config=None):
 
 
 # ------------------------------------------------------------------ HAClient
+
+
+def _connect_reports_zero(max_offset, now, last_write_ms, profile=None):
+    """A connecting slave's currentReportedOffset starts at 0 instead of its max offset."""
+    return attrs.evolve(slave.on_connect(max_offset, now, last_write_ms, profile), current_reported_offset=0)
 
 
 def _read_restarts_write_clock(view, now):
@@ -103,6 +122,21 @@ def _check_skipped_on_master_zero(slave_max_offset, header, config=None):
 
 
 _ALL = (
+    Mutant(
+        "message-crosses-file", None,
+        "no blank record at a file's end: a message that does not fit runs into the next file",
+        "step-conformance:place_message", {"place_message": _message_crosses_file},
+    ),
+    Mutant(
+        "push2-follows-last-report", None,
+        "push2SlaveMaxOffset takes every report as it comes (not the furthest): a lagging slave's report lowers it",
+        "step-conformance:on_slave_report", {"on_slave_report": _push2_follows_last_report},
+    ),
+    Mutant(
+        "connect-reports-zero", None,
+        "a connecting slave starts with currentReportedOffset 0 instead of its max offset",
+        "step-conformance:on_connect", {"on_connect": _connect_reports_zero},
+    ),
     Mutant(
         "replica-request-at-message-start", None,
         "the SYNC_MASTER's replica request waits for the message's start offset instead of its end",

@@ -44,25 +44,27 @@ from conformance.inputs import whole_number
 from conformance.scenarios.base import MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
 from conformance.targets import ScenarioTargets, resolve_targets
-from reference.classic_broker import OrderedStream
 from results.runresult import Metric, RunConfig
 from spec.classic import commitlog, master, slave, write
 from spec.classic.commitlog import BLANK_MAGIC_CODE, read_record
 from spec.classic.profiles import DEFAULT_PROFILE, PROFILES, ClassicProfile
 from spec.classic.records import BrokerRole, ClassicConfig, FlushDiskType, PutMessageStatus, SlaveReport
 from spec.classic.rules import ClassicRules
+from spec.classic.stream import OrderedStream
 from spec.classic.wire import (
     ClassicNodeConfig, CleanFiles, HAReset, HAStream, Put, PutResult, Reconfigure, TransferFrame,
 )
 from spec.invariants import Violation
 from spec.invariants import classic as inv
+from spec.steps import BOOT, CRASH, MESSAGE, TICK, StepEvent
+from spec.steps import classic as classic_steps
 
 DIVERGENT_SLAVE = "divergent_slave"
 FAILOVER_LOSS = "failover_loses_acknowledged"
 QUIET_MS = 30_000  # no fault for this long: connections must hold
 CATCH_UP_MS = 30_000  # a slave must reach a target its master held this long ago
 DEFAULT_MESSAGE_SIZE = 64
-PROPERTIES = tuple(inv.INVARIANTS)
+PROPERTIES = tuple(inv.INVARIANTS) + classic_steps.PROPERTIES
 _BLANK = BLANK_MAGIC_CODE.to_bytes(4, "big")
 
 SCENARIO_CONFIG = ClassicConfig(mapped_file_size_commit_log=1024, ha_transfer_batch_size=256,
@@ -136,11 +138,24 @@ class ClassicCluster(SimCluster):
         self.last_fault = 0
         self.catch_up: dict[str, tuple[int, int]] = {}  # slave -> (since, target)
         self.closes = 0
+        # step conformance (spec/steps/classic.py): every step judged against the declared profile
+        self.steps = self.new_steps()
+        self.step_sink = None  # step_sink(event): e.g. conformance.traces.TraceWriter.write
 
         def factory(node_id, durable, now, draw):
             return brokers.make_node(node_id, self.peers, draw, durable, now, self.node_config(node_id))
 
         self._start_simulator(factory, (self._observe,))
+
+    def new_steps(self):
+        return classic_steps.ClassicSteps(self.config, self.profile)
+
+    def _judge_step(self, node_id: str, event: StepEvent) -> None:
+        if self.step_sink is not None:
+            self.step_sink(event)
+        if self.steps is not None:
+            for found in self.steps.check(event):
+                self.violate(found)
 
     def node_config(self, node_id: str) -> ClassicNodeConfig:
         """The operator's configuration of ``node_id`` (what it boots with)."""
@@ -192,11 +207,18 @@ class ClassicCluster(SimCluster):
     def _observe(self, sim, node_id: str, incoming, ready) -> None:
         node = sim.nodes[node_id]
         if node is None:
+            if self.steps is not None or self.step_sink is not None:
+                self._judge_step(node_id, StepEvent(node_id, sim.now, CRASH))
             return
         before = self.views.get(node_id)
         before = before[1] if before is not None and before[0] is node else None
         view = node.observe()
         self.views[node_id] = (node, view)
+        if self.steps is not None or self.step_sink is not None:
+            kind = MESSAGE if incoming is not None else TICK if ready is not None else BOOT
+            self._judge_step(node_id, StepEvent(
+                node_id, sim.now, kind, incoming.src if incoming is not None else None,
+                incoming.payload if incoming is not None else None, view, ready.messages if ready is not None else ()))
         if self._failover_check is not None and self._failover_check[0] == node_id:
             self._check_failover_loss(view)
         messages = ready.messages if ready is not None else ()

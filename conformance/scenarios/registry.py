@@ -42,6 +42,7 @@ from spec.invariants import truncation as truncation_inv
 from spec.mutants import MutantInfo
 from spec.broker.abstract import every_broker_state
 from spec.raft.abstract import every_node_state
+from spec.steps import classic as classic_steps
 from spec.steps import dledger as dledger_steps
 from spec.truncation import variants as truncation_variants
 
@@ -129,7 +130,8 @@ SCENARIOS: dict[str, Scenario] = {
     "classic": Scenario(
         name="classic",
         default_profile="rocketmq-4.9.3",
-        properties=tuple(classic_inv.INVARIANTS),
+        # its invariants and the step conformance of every broker (spec/steps/classic.py)
+        properties=tuple(classic_inv.INVARIANTS) + classic_steps.PROPERTIES,
         outcomes=classic_outcomes(),
         generate=lambda config: generate_classic_script(config, FAULT_MIXES),
         build=build_classic,
