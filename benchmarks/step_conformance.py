@@ -22,10 +22,11 @@ from conformance.campaign import execute, plan_configs  # noqa: E402
 from conformance.scenarios.classic import ClassicCluster  # noqa: E402
 from conformance.scenarios.dledger import DLedgerCluster  # noqa: E402
 from conformance.scenarios.registry import get_scenario  # noqa: E402
+from conformance.scenarios.truncation import TruncationCluster  # noqa: E402
 
 TARGET = 1.5  # at most this many times a campaign's time without step conformance
 # the cluster class whose new_steps() builds each scenario's step checker
-CLUSTERS = {"dledger": DLedgerCluster, "classic": ClassicCluster}
+CLUSTERS = {"dledger": DLedgerCluster, "classic": ClassicCluster, "truncation": TruncationCluster}
 
 
 def timed(scripts, adapter: str) -> tuple[float, float, int]:

@@ -73,9 +73,10 @@ class ReplicaDurable:
 
 class BrokerReplica(Outbox):
     def __init__(self, node_id: str, peers: tuple[str, ...], durable: ReplicaDurable | None = None, now: int = 0,
-                 variant: Variant = REFERENCE):
+                 variant: Variant = REFERENCE, confirm=compute_master_confirm_offset):
         self.node_id = node_id
         self.variant = variant  # a known-bad variant of the algorithm (mutants), else the reference
+        self.confirm = confirm  # computeConfirmOffset (a replica mutant replaces it)
         self.peers = tuple(p for p in peers if p != node_id)
         durable = durable or ReplicaDurable((), EpochFile())
         self.log: list[LogMessage] = [m for m, _ in durable.log]
@@ -260,8 +261,8 @@ class BrokerReplica(Outbox):
         """allAckInSyncStateSet over every replica: confirmOffset is the spec's over the
         whole set (it stays put while a replica has not reported); acknowledge what all of
         them hold."""
-        decision = compute_master_confirm_offset(self.max_offset, frozenset((self.node_id, *self.peers)),
-                                                 self.node_id, self.acks, self.confirm_offset)
+        decision = self.confirm(self.max_offset, frozenset((self.node_id, *self.peers)),
+                                self.node_id, self.acks, self.confirm_offset)
         if decision.outcome is not ConfirmOutcome.COMPUTED:
             return
         everyone = decision.confirm_offset

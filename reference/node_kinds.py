@@ -25,11 +25,13 @@ from spec.classic.wire import ClassicNodeConfig
 from spec.controller.messages import ControllerNodeConfig
 from spec.controller.rules import ControllerRules
 from spec.truncation.algebra import REFERENCE
-from spec.truncation.variants import VARIANTS
+from spec.truncation.variants import REPLICA_MUTANTS, VARIANTS
 
 
 def make_replica(node_id: str, peers: tuple[str, ...], draw, durable: Any, now: int, config: None,
                  mutant: str | None) -> BrokerReplica:
+    if mutant in REPLICA_MUTANTS:
+        return BrokerReplica(node_id, peers, durable, now, confirm=REPLICA_MUTANTS[mutant].confirm)
     return BrokerReplica(node_id, peers, durable, now, VARIANTS[mutant] if mutant else REFERENCE)
 
 
@@ -63,7 +65,7 @@ FACTORIES: Mapping[str, Callable[..., Any]] = {
 }
 # the mutants a node kind can run (mutant:NAME), and what the docs call that family
 MUTANTS_OF_KIND: Mapping[str, Mapping] = {
-    "replica": VARIANTS,
+    "replica": {**VARIANTS, **REPLICA_MUTANTS},
     "broker": CONTROLLER_MUTANTS,
     "controller": CONTROLLER_MUTANTS,
     "classic": CLASSIC_MUTANTS,

@@ -44,6 +44,7 @@ from spec.broker.abstract import every_broker_state
 from spec.raft.abstract import every_node_state
 from spec.steps import classic as classic_steps
 from spec.steps import dledger as dledger_steps
+from spec.steps import replica as replica_steps
 from spec.truncation import variants as truncation_variants
 
 
@@ -107,7 +108,8 @@ SCENARIOS: dict[str, Scenario] = {
     "truncation": Scenario(
         name="truncation",
         default_profile="rocketmq-5.1",
-        properties=tuple(truncation_inv.INVARIANTS),
+        # its invariants and the step conformance of every replica (spec/steps/replica.py)
+        properties=tuple(truncation_inv.INVARIANTS) + replica_steps.PROPERTIES,
         outcomes=truncation_outcomes(),
         generate=lambda config: generate_truncation_script(config, FAULT_MIXES),
         build=build_truncation,

@@ -31,6 +31,8 @@ from conformance.targets import ScenarioTargets, resolve_targets
 from results.runresult import Metric, RunConfig
 from spec.truncation.messages import BecomeMaster, BecomeSlave, ClientWrite, ReplicaRole, WriteAcknowledged
 from spec.invariants import truncation as inv
+from spec.steps import BOOT, CRASH, MESSAGE, TICK, StepEvent
+from spec.steps.replica import ReplicaSteps
 from spec.truncation.replication import HandshakeOutcome, HeaderOutcome, RoleChangeOutcome
 
 
@@ -51,6 +53,10 @@ class TruncationCluster(SimCluster):
         self._master_seen: tuple | None = None  # (master, version, epoch, acknowledged count) when last judged
         self.failovers = 0
         self.elections: list[tuple[int, int, str]] = []  # (time, epoch, master) per failover
+        # step conformance (spec/steps/replica.py): every step of every replica judged
+        self.steps = self.new_steps()
+        self.step_sink = None  # step_sink(event): e.g. conformance.traces.TraceWriter.write
+        self._views: dict[str, tuple] = {}  # replica -> (node, version, view) at its last step
 
         def factory(node_id, durable, now, draw):
             return replica.make_node(node_id, self.peers, draw, durable, now)
@@ -65,9 +71,19 @@ class TruncationCluster(SimCluster):
         and the master after every activation)."""
         node = sim.nodes[node_id]
         if node is None:
+            self._views.pop(node_id, None)
+            self._judge_step(StepEvent(node_id, sim.now, CRASH))
             if self.full_check:
                 self._judge_all(sim)
             return
+        if self.steps is not None or self.step_sink is not None:
+            seen = self._views.get(node_id)
+            view = seen[2] if seen is not None and seen[0] is node and seen[1] == node.version else node.observe()
+            self._views[node_id] = (node, node.version, view)
+            kind = MESSAGE if incoming is not None else TICK if ready is not None else BOOT
+            self._judge_step(StepEvent(node_id, sim.now, kind, incoming.src if incoming is not None else None,
+                                       incoming.payload if incoming is not None else None, view,
+                                       ready.messages if ready is not None else ()))
         for m in ready.messages if ready is not None else ():
             if isinstance(m.payload, WriteAcknowledged):  # the client learns its write is safe
                 where = next((o for o, _, x in node.observe().log if x == m.payload.id), -1)  # -1: not in its log
@@ -83,6 +99,16 @@ class TruncationCluster(SimCluster):
         if seen is not None and self._master_seen != seen:
             self._master_seen = seen
             self._judge_master(sim)
+
+    def new_steps(self):
+        return ReplicaSteps(self.peers)
+
+    def _judge_step(self, event: StepEvent) -> None:
+        if self.step_sink is not None:
+            self.step_sink(event)
+        if self.steps is not None:
+            for found in self.steps.check(event):
+                self.violate(found)
 
     def _judge_all(self, sim) -> None:
         for n in self.peers:

@@ -87,6 +87,7 @@ class Variant:
     equal_start_append: bool = False  # accept an append whose start equals the last start
     label_switched_early: bool = False  # the last chunk of an epoch is labelled with the next epoch
     finite_end_after_suffix_truncation: bool = False  # truncation leaves the survivor's old end
+    header_epoch_not_recorded: bool = False  # a slave never records the epoch a batch header carries
     skip_empty_epochs: bool = True  # reference: entries holding no data are ignored when comparing
 
     def name(self) -> str:
@@ -380,6 +381,8 @@ def record_header_epoch(f: EpochArrays, header_epoch: Any, header_start: Any, op
     """A slave receiving a batch header (where ``enabled``) records (epoch, epoch start)
     when the header's epoch is not its last one: (the file, whether the header carried
     a new epoch)."""
+    if variant.header_epoch_not_recorded:
+        return f, False
     new_epoch = ops.and_(enabled, header_epoch != last_epoch(f, ops))
     if ops.concrete and not new_epoch:
         return f, False  # (evaluation shortcut: nothing to append)

@@ -8,10 +8,11 @@ read where the rule it changes is written, plus one record here.
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Callable, Mapping
 
 import attrs
 
+from spec.broker.confirm_offset import ConfirmDecision, ConfirmOutcome, compute_master_confirm_offset
 from spec.mutants import MutantInfo
 from spec.truncation.algebra import Variant
 
@@ -54,6 +55,10 @@ MUTANTS: Mapping[str, TruncationVariant] = {m.name: m for m in (
         "drops a last entry with a finite end",
         None, Variant(finite_end_after_suffix_truncation=True)),
     TruncationVariant(
+        "header-epoch-not-recorded", None,
+        "a slave appends a batch whose header carries a new epoch without recording (epoch, epochStartOffset)",
+        "step-conformance:on_transfer_header", Variant(header_epoch_not_recorded=True)),
+    TruncationVariant(
         "upstream-empty-epoch", "rocketmq PR #9942",
         "entries holding no data take part in the comparison, and one starting beyond the log's end is open-ended "
         "(upstream before PR #9942)",
@@ -70,5 +75,32 @@ VARIANTS: Mapping[str, Variant] = {name: m.variant for name, m in MUTANTS.items(
 # epoch; the proof refutes it only outside the model (epochs reused after a metadata wipe).
 # Each stays a variant the proof judges and an adapter ``mutant:NAME``.
 EQUIVALENT_IN_SCENARIO: frozenset[str] = frozenset({"epoch-only-match"})
-SCENARIO_MUTANTS: tuple[TruncationVariant, ...] = tuple(
-    m for name, m in MUTANTS.items() if name not in EQUIVALENT_IN_SCENARIO)
+
+
+# ------------------------------------------------------------------ replicas wrong outside the algebra
+
+
+@attrs.frozen(slots=True)
+class ReplicaMutant(MutantInfo):
+    """A known-bad replica whose slip lies outside the truncation algebra (so the proof
+    does not judge it): the master's acknowledgement rule replaced. The scenario runs it as
+    adapter ``mutant:NAME`` like a variant."""
+
+    confirm: Callable = compute_master_confirm_offset  # the master's computeConfirmOffset
+
+
+def _ack_own_max(max_offset, sync_state_set, master_id, acks, current_confirm_offset):
+    """The master confirms (and so acknowledges) what it holds itself, not what every replica holds."""
+    return ConfirmDecision(ConfirmOutcome.COMPUTED, max_offset)
+
+
+REPLICA_MUTANTS: Mapping[str, ReplicaMutant] = {m.name: m for m in (
+    ReplicaMutant(
+        "ack-before-replicate", None,
+        "a master acknowledges a write as soon as it holds it, before every replica of the set does "
+        "(the slip of the same name in tests/fixtures/java/Rip44Shim.java)",
+        "step-conformance:confirm_offset", confirm=_ack_own_max),
+)}
+
+SCENARIO_MUTANTS: tuple[MutantInfo, ...] = tuple(
+    m for name, m in MUTANTS.items() if name not in EQUIVALENT_IN_SCENARIO) + tuple(REPLICA_MUTANTS.values())

@@ -113,7 +113,8 @@ def test_an_equivalent_truncation_variant_is_no_mutant_of_the_scenario_but_still
     registered = {m.name for m in SCENARIOS["truncation"].mutants}
     assert truncation_variants.EQUIVALENT_IN_SCENARIO == {"epoch-only-match"}
     assert not registered & truncation_variants.EQUIVALENT_IN_SCENARIO
-    assert registered | truncation_variants.EQUIVALENT_IN_SCENARIO == set(truncation_variants.VARIANTS)
+    assert registered | truncation_variants.EQUIVALENT_IN_SCENARIO == set(truncation_variants.VARIANTS) | set(
+        truncation_variants.REPLICA_MUTANTS)
 
 
 def _result(config, verdict, first=None):

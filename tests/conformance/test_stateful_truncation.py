@@ -18,9 +18,11 @@ def test_broker_set_keeps_every_truncation_invariant(adapter, replicas):
 
 # (ascending-scan and max-of-end-offsets need rarer schedules than the profile's
 # examples reach: campaigns and tests/scenarios/truncation/mutant-*.rmqha kill them)
-@pytest.mark.parametrize("variant,prop", [("equal-start-append", "epoch-file-well-formed"),
-                                          ("label-switched-before-header", "positions-covered"),
-                                          ("upstream-empty-epoch", "handshake-progress|prefix-agreement")])
+# (step conformance, spec/steps/replica.py, usually sees the variant's first wrong step before an invariant breaks)
+@pytest.mark.parametrize("variant,prop", [("equal-start-append", "epoch-file-well-formed|step-conformance:role_change"),
+                                          ("label-switched-before-header", "positions-covered|step-conformance:next_batch"),
+                                          ("upstream-empty-epoch",
+                                           "handshake-progress|prefix-agreement|step-conformance:handshake")])
 def test_stateful_search_kills_truncation_variants(variant, prop):
     hunt = settings(BOUNDED, report_multiple_bugs=False, phases=[Phase.generate])
     with pytest.raises(AssertionError, match=prop):

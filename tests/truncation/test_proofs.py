@@ -23,6 +23,7 @@ REFUTED_BY = {
     "label-switched-before-header": "prefix-agreement",
     "finite-end-after-suffix-truncation": "well-formed",
     "upstream-empty-epoch": "existence",
+    "header-epoch-not-recorded": "maximality",
 }
 
 
