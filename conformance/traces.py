@@ -31,9 +31,18 @@ from spec.dledger.profiles import DEFAULT_TIMING, PROFILES, Timing
 from spec.dledger.records import DLedgerView, Entry
 from spec.steps import INPUTS, MESSAGE, Sent, StepEvent, StepViolation
 from spec.steps.dledger import DLedgerSteps
+from spec.steps.replica import ReplicaSteps
+from spec.truncation.messages import ReplicaView
 
 TRACE_FORMAT = "rmqha-trace/1"
-KINDS = ("dledger",)  # node kinds whose steps a trace can be judged for
+# node kinds whose steps a trace can be judged for: (view record, the type of its log's entries)
+VIEWS = {"dledger": (DLedgerView, tuple[Entry, ...]), "replica": (ReplicaView, tuple[tuple[int, int, str], ...])}
+KINDS = tuple(VIEWS)
+KIND_NAMES = {"dledger": "DLedger", "replica": "replica"}
+# the profiles a replica trace may declare (the truncation scenario's spec has one)
+REPLICA_PROFILES = ("rocketmq-5.1",)
+# scenarios whose runs write step traces (rmqha replay --step-trace): (node kind, default profile)
+SCENARIO_TRACES = {"dledger": ("dledger", "dledger-0.4"), "truncation": ("replica", REPLICA_PROFILES[0])}
 _LOG_FIELDS = ("log_from", "log_tail")
 
 
@@ -108,7 +117,8 @@ class _Decoder:
 
     def __init__(self, header: TraceHeader):
         self.nodes = frozenset(header.nodes)
-        self.reg = codec.registry(header.kind)
+        self.reg = codec.registry(codec.NODE_NAMESPACES[header.kind])
+        self.view_type, self.log_type = VIEWS[header.kind]
         self.logs: dict[str, tuple] = {}
         self.persisted: dict[str, tuple] = {}  # node -> the log of its last persist
 
@@ -152,7 +162,7 @@ class _Decoder:
         if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= len(prev):
             raise codec.CodecError(f"{where}.log_from", f"must be an index within the node's previous log "
                                                         f"(0..{len(prev)}), got {start!r}")
-        tail = codec.decode(raw.get("log_tail", []), tuple[Entry, ...], self.reg, f"{where}.log_tail")
+        tail = codec.decode(raw.get("log_tail", []), self.log_type, self.reg, f"{where}.log_tail")
         return prev if not tail and start == len(prev) else prev[:start] + tail
 
     def _persist(self, node: str, raw: Any, raw_view: dict, view_before: tuple | None, view_log: tuple) -> Any:
@@ -171,16 +181,16 @@ class _Decoder:
         self.persisted[node] = log
         return {"curr_term": raw.get("curr_term"), "voted_for": raw.get("voted_for"), "log": log}
 
-    def _view(self, node: str, raw: Any) -> DLedgerView:
+    def _view(self, node: str, raw: Any) -> Any:
         if not isinstance(raw, dict):
             raise codec.CodecError("view", "expected the node's view after the step")
         if "log" not in raw and "log_from" in raw:
             log = self._log(raw, self.logs.get(node, ()), "view")
             raw = {k: v for k, v in raw.items() if k not in _LOG_FIELDS}
-            view = codec.decode({**raw, "log": []}, DLedgerView, self.reg, "view")
+            view = codec.decode({**raw, "log": []}, self.view_type, self.reg, "view")
             view = attrs.evolve(view, log=log)
         else:
-            view = codec.decode(raw, DLedgerView, self.reg, "view")
+            view = codec.decode(raw, self.view_type, self.reg, "view")
             prev = self.logs.get(node)
             if prev is not None and view.log == prev:
                 view = attrs.evolve(view, log=prev)  # keep one tuple while the log stays the same
@@ -216,12 +226,16 @@ def validate(lines: Iterable[str], name: str = "trace", profile: str | None = No
              stop_at_first: bool = True) -> Validation:
     """Judge every step of a trace with the step checker of its node kind."""
     header, events = read_events(lines, name)
-    chosen = profile or header.profile
+    known = PROFILES if header.kind == "dledger" else REPLICA_PROFILES
+    chosen = profile or header.profile or (REPLICA_PROFILES[0] if header.kind == "replica" else None)
     if chosen is None:
-        raise TraceError(f"{name}: the trace declares no profile: pass --profile (known: {', '.join(PROFILES)})")
-    if chosen not in PROFILES:
-        raise TraceError(f"{name}: unknown DLedger profile {chosen!r} (known: {', '.join(PROFILES)})")
-    checker = DLedgerSteps(header.nodes, PROFILES[chosen], header.timing, header.persist == "each-step")
+        raise TraceError(f"{name}: the trace declares no profile: pass --profile (known: {', '.join(known)})")
+    if chosen not in known:
+        raise TraceError(f"{name}: unknown {KIND_NAMES[header.kind]} profile {chosen!r} (known: {', '.join(known)})")
+    if header.kind == "replica":
+        checker: Any = ReplicaSteps(header.nodes)
+    else:
+        checker = DLedgerSteps(header.nodes, PROFILES[chosen], header.timing, header.persist == "each-step")
     result = Validation(header, chosen)
     for number, event in events:
         result.events += 1

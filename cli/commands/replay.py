@@ -23,6 +23,7 @@ from conformance.errors import AdapterError, UserError
 from conformance.scenarios.base import ExpectationFailed
 from conformance.script import read_script
 from conformance.targets import combine_adapter_args, split_roles
+from conformance.traces import SCENARIO_TRACES as TRACE_KINDS
 from conformance.traces import TraceWriter
 
 
@@ -67,8 +68,9 @@ def run(args) -> int:
     expected = {s.args[1] for s in script.steps if s.op == "expect" and s.args[:1] == ("violation",)}
     steps = None
     if args.step_trace:
-        if script.scenario != "dledger":
-            raise UserError(f"--step-trace: scenario {script.scenario} does not record node steps (dledger does)")
+        if script.scenario not in TRACE_KINDS:
+            raise UserError(f"--step-trace: scenario {script.scenario} does not record node steps "
+                            f"({', '.join(TRACE_KINDS)} do)")
         try:
             steps = open(args.step_trace, "w", encoding="utf-8")
         except OSError as exc:
@@ -76,7 +78,8 @@ def run(args) -> int:
     try:
         sink = None
         if steps is not None:
-            writer = TraceWriter(steps, "dledger", script.nodes, script.profile or "dledger-0.4",
+            kind, default_profile = TRACE_KINDS[script.scenario]
+            writer = TraceWriter(steps, kind, script.nodes, script.profile or default_profile,
                                  f"rmqha replay ({adapter})", "each-step" if _in_process(adapter) else "at-crash")
             sink = writer.write
         ex = execute(script, adapter, record_trace=True, step_sink=sink)

@@ -97,6 +97,25 @@ def test_rmqhas_own_run_writes_a_trace_that_validates_like_the_run(tmp_path, cap
     assert "step-conformance:candidate_action" in capsys.readouterr().out.splitlines()[0]
 
 
+@pytest.mark.parametrize("mutant,prop", [("ack-before-replicate", "confirm_offset"),
+                                          ("header-epoch-not-recorded", "on_transfer_header")])
+def test_a_replica_trace_validates_like_the_run(tmp_path, capsys, mutant, prop):
+    """Broker replicas (node kind replica, the truncation scenario) write and validate traces
+    too: the reference's run passes, a mutant's run fails offline on the step it fails online."""
+    ok, bad = tmp_path / "ok.jsonl", tmp_path / "bad.jsonl"
+    scripts = ROOT / "tests" / "scenarios" / "truncation"
+    assert main(["replay", str(scripts / "flush-loss-failover.rmqha"), "--step-trace", str(ok)]) == 0
+    assert json.loads(ok.read_text().splitlines()[0])["kind"] == "replica"
+    assert main(["validate", str(ok)]) == 0
+    out = capsys.readouterr().out
+    assert "judged against rocketmq-5.1" in out and "every step is one the spec allows" in out
+    assert main(["replay", str(scripts / f"mutant-{mutant}.rmqha"), "--step-trace", str(bad)]) == 0
+    online = capsys.readouterr().out
+    assert main(["validate", str(bad)]) == 1
+    first = capsys.readouterr().out.splitlines()[0]
+    assert f"step-conformance:{prop}" in first and f"step-conformance:{prop}" in online
+
+
 def test_validation_streams_and_stops_at_the_first_violation():
     lines = BUGGY.read_text().splitlines(keepends=True)
     stop = first_departure(GOOD, BUGGY)
