@@ -78,3 +78,31 @@ def violation(procedure: str, node: str, what: str, expected: str, observed: str
         expected,
         observed,
     )
+
+
+class NodeSteps:
+    """A step checker that keeps one record of hidden state per node: a crash forgets it,
+    a boot (or a node's first step seen) starts it from the view, and every other step is
+    judged by ``judge(state, event, out)``, which appends the violations to ``out`` and
+    moves the state past the step."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, Any] = {}
+
+    def start(self, e: StepEvent) -> Any:
+        raise NotImplementedError
+
+    def judge(self, state: Any, e: StepEvent, out: list) -> None:
+        raise NotImplementedError
+
+    def check(self, e: StepEvent) -> list[StepViolation]:
+        if e.input == CRASH:
+            self.nodes.pop(e.node, None)
+            return []
+        state = self.nodes.get(e.node)
+        if e.input == BOOT or state is None:
+            self.nodes[e.node] = self.start(e)
+            return []
+        out: list[StepViolation] = []
+        self.judge(state, e, out)
+        return out

@@ -69,7 +69,7 @@ from spec.classic.write import (
     submit_replica_request,
     transfer_status,
 )
-from spec.steps import BOOT, CRASH, MESSAGE, StepEvent, StepViolation, violation
+from spec.steps import MESSAGE, NodeSteps, StepEvent, violation
 
 PROCEDURES: dict[str, str] = {
     "place_message": "a master appends a producer's message where place_message says; a slave refuses it",
@@ -138,15 +138,15 @@ def _show_status(s: Iterable[PutMessageStatus]) -> str:
 # ------------------------------------------------------------------ the checker
 
 
-class ClassicSteps:
+class ClassicSteps(NodeSteps):
     """Judges every step of the brokers of one classic group (``config``: the group's
     ``MessageStoreConfig``, whose role each broker's view overrides)."""
 
     def __init__(self, config: ClassicConfig = DEFAULT_CONFIG, profile: ClassicProfile = DEFAULT_PROFILE):
+        super().__init__()
         self.config = config
         self.profile = profile
         self._configs: dict = {}
-        self.nodes: dict[str, _Broker] = {}
         self.judged: Counter = Counter()  # procedure -> steps judged by it
 
     def _config(self, view: ClassicView) -> ClassicConfig:
@@ -155,18 +155,12 @@ class ClassicSteps:
             c = self._configs[view.role] = attrs.evolve(self.config, broker_role=view.role)
         return c
 
-    def check(self, e: StepEvent) -> list[StepViolation]:
-        if e.input == CRASH:
-            self.nodes.pop(e.node, None)
-            return []
-        s = self.nodes.get(e.node)
-        if e.input == BOOT or s is None:
-            self.nodes[e.node] = _Broker(e.view, e.time, last_report_write=e.time)
-            return []
-        out: list[StepViolation] = []
+    def start(self, e: StepEvent) -> _Broker:
+        return _Broker(e.view, e.time, last_report_write=e.time)
+
+    def judge(self, s: _Broker, e: StepEvent, out: list) -> None:
         self._judge(s, e, out)
         s.view, s.time = e.view, e.time
-        return out
 
     # ------------------------------------------------------------------ one step
 

@@ -27,7 +27,7 @@ from typing import Iterable
 import attrs
 
 from spec.broker.confirm_offset import ConfirmOutcome, compute_master_confirm_offset
-from spec.steps import BOOT, CRASH, MESSAGE, StepEvent, StepViolation, violation
+from spec.steps import MESSAGE, NodeSteps, StepEvent, violation
 from spec.truncation.epoch_file import EpochEntry, EpochFile
 from spec.truncation.messages import (
     BecomeMaster,
@@ -93,26 +93,20 @@ def _messages(view: ReplicaView) -> list[LogMessage]:
     return [LogMessage(o, end - o, epoch) for (o, epoch, _), end in zip(log, ends)]
 
 
-class ReplicaSteps:
+class ReplicaSteps(NodeSteps):
     """Judges every step of the replicas of one set (``peers``: every replica's id)."""
 
     def __init__(self, peers: Iterable[str]):
+        super().__init__()
         self.peers = frozenset(peers)
-        self.nodes: dict[str, _Replica] = {}
         self.judged: Counter = Counter()
 
-    def check(self, e: StepEvent) -> list[StepViolation]:
-        if e.input == CRASH:
-            self.nodes.pop(e.node, None)
-            return []
-        s = self.nodes.get(e.node)
-        if e.input == BOOT or s is None:
-            self.nodes[e.node] = _Replica(e.view)
-            return []
-        out: list[StepViolation] = []
+    def start(self, e: StepEvent) -> _Replica:
+        return _Replica(e.view)
+
+    def judge(self, s: _Replica, e: StepEvent, out: list) -> None:
         self._judge(s, e, out)
         s.view = e.view
-        return out
 
     # ------------------------------------------------------------------ one step
 

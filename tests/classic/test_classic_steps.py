@@ -19,63 +19,32 @@ from spec.classic.rules import ClassicRules
 from spec.classic.wire import (
     ClassicNodeConfig, ClientConnectionView, HAAccept, HAOpen, HAReset, HAStream, Put, PutResult, TransferFrame,
 )
-from spec.steps import BOOT, MESSAGE, TICK, StepEvent
+from spec.steps import StepEvent
 from spec.steps.classic import PROCEDURES, PROPERTIES, ClassicSteps
+from tests.step_harness import Harness, drop, judged_as, outputs, replace_payload, view
 
 CONFIG = ClassicConfig(mapped_file_size_commit_log=1024, ha_transfer_batch_size=256, ha_max_gap_not_in_sync=2048,
                        os_page_size=64)
 
 
-class Pair:
+class Pair(Harness):
     """A master b1 and its slave b2, messages delivered at once in order; every step judged."""
 
-    def __init__(self, mode=BrokerRole.SYNC_MASTER, flush=FlushDiskType.ASYNC_FLUSH, profile="rocketmq-4.9.3",
-                 slave=True):
+    def __init__(self, mode=BrokerRole.SYNC_MASTER, flush=FlushDiskType.ASYNC_FLUSH, profile="rocketmq-4.9.3"):
         self.config = attrs.evolve(CONFIG, flush_disk_type=flush)
         self.profile = PROFILES[profile]
         rules = ClassicRules(config=self.config, profile=self.profile)
-        self.nodes = {"b1": ClassicBroker("b1", ClassicNodeConfig(mode, None, self.config, profile), rules=rules)}
-        if slave:
-            self.nodes["b2"] = ClassicBroker("b2", ClassicNodeConfig(BrokerRole.SLAVE, "b1", self.config, profile),
-                                             rules=rules)
-        self.steps = ClassicSteps(self.config, self.profile)
-        self.now = 0
-        self.queue: list[Message] = []
-        for n, node in self.nodes.items():
-            assert self.steps.check(StepEvent(n, 0, BOOT, view=node.observe())) == []
-
-    def event(self, node: str, message: Message | None = None) -> StepEvent:
-        """The next step of ``node`` (a tick, or ``message``), not yet judged."""
-        b = self.nodes[node]
-        ready = b.step(message, self.now) if message is not None else b.tick(self.now)
-        self.queue += [m for m in ready.messages if m.dst in self.nodes]
-        if message is None:
-            return StepEvent(node, self.now, TICK, view=b.observe(), outputs=ready.messages)
-        return StepEvent(node, self.now, MESSAGE, message.src, message.payload, b.observe(), ready.messages)
-
-    def judge(self, e: StepEvent) -> list:
-        return self.steps.check(e)
-
-    def ok(self, e: StepEvent) -> StepEvent:
-        found = self.judge(e)
-        assert found == [], found
-        return e
+        super().__init__({
+            "b1": ClassicBroker("b1", ClassicNodeConfig(mode, None, self.config, profile), rules=rules),
+            "b2": ClassicBroker("b2", ClassicNodeConfig(BrokerRole.SLAVE, "b1", self.config, profile), rules=rules),
+        }, ClassicSteps(self.config, self.profile))
 
     def at(self, t: int) -> "Pair":
         self.now = t
         return self
 
     def put(self, msg_id: str, size: int = 64, wait: bool = True) -> StepEvent:
-        return self.event("b1", Message("client", "b1", Put(msg_id, size, wait)))
-
-    def pump(self, until=None) -> StepEvent | None:
-        """Deliver queued messages (judged) until ``until(message)`` holds: that step is returned unjudged."""
-        while self.queue:
-            m = self.queue.pop(0)
-            if until is not None and until(m):
-                return self.event(m.dst, m)
-            self.ok(self.event(m.dst, m))
-        return None
+        return self.tell("b1", Put(msg_id, size, wait))
 
     def wake(self, node: str) -> StepEvent:
         """``node``'s next tick, at its next deadline."""
@@ -108,27 +77,10 @@ def _report(m: Message) -> bool:
     return isinstance(m.payload, HAStream) and isinstance(m.payload.payload, SlaveReport)
 
 
-def _view(e: StepEvent, **changes) -> StepEvent:
-    return attrs.evolve(e, view=attrs.evolve(e.view, **changes))
-
-
-def _outputs(keep):
-    """Tamper with what a step sent: ``keep(message)`` -> the message instead, or None (not sent)."""
-    return lambda e: attrs.evolve(e, outputs=tuple(x for x in map(keep, e.outputs) if x is not None))
-
-
-def _replace_payload(kind, change):
-    return _outputs(lambda m: attrs.evolve(m, payload=change(m.payload)) if isinstance(m.payload, kind) else m)
-
-
-def _drop(kind):
-    return _outputs(lambda m: None if isinstance(m.payload, kind) else m)
-
-
 def _stream(change):
     """Change the payload inside each HAStream segment sent."""
-    return _outputs(lambda m: attrs.evolve(m, payload=attrs.evolve(m.payload, payload=change(m.payload.payload)))
-                    if isinstance(m.payload, HAStream) else m)
+    return outputs(lambda m: attrs.evolve(m, payload=attrs.evolve(m.payload, payload=change(m.payload.payload)))
+                   if isinstance(m.payload, HAStream) else m)
 
 
 # ------------------------------------------------------------------ rows: (outcome, setup -> event, tamper, property)
@@ -145,7 +97,7 @@ def put_end_of_file(p):
 
 
 def put_at_slave(p):
-    return p.event("b2", Message("client", "b2", Put("m1")))
+    return p.tell("b2", Put("m1"))
 
 
 def async_put(p):
@@ -257,34 +209,34 @@ OK = None
 ROWS = [
     # place_message
     ("place_message", "PUT_OK", put_ok, None, OK),
-    ("place_message", "PUT_OK/misplaced", put_ok, lambda e: _view(e, max_offset=e.view.max_offset + 8), "place_message"),
+    ("place_message", "PUT_OK/misplaced", put_ok, lambda e: view(e, max_offset=e.view.max_offset + 8), "place_message"),
     ("place_message", "END_OF_FILE", put_end_of_file, None, OK),
     ("place_message", "END_OF_FILE/no blank", put_end_of_file,
-     lambda e: _view(e, data=e.view.data[:960] + e.view.data[1024:1024 + 64], max_offset=1024), "place_message"),
+     lambda e: view(e, data=e.view.data[:960] + e.view.data[1024:1024 + 64], max_offset=1024), "place_message"),
     ("place_message", "SERVICE_NOT_AVAILABLE", put_at_slave, None, OK),
     ("place_message", "SERVICE_NOT_AVAILABLE/accepted", put_at_slave,
-     _replace_payload(PutResult, lambda r: attrs.evolve(r, status=PutMessageStatus.PUT_OK)), "place_message"),
+     replace_payload(PutResult, lambda r: attrs.evolve(r, status=PutMessageStatus.PUT_OK)), "place_message"),
     # transfer_status (submit_replica_request, doWaitTransfer)
     ("transfer_status", "NOT_SYNC_MASTER", async_put, None, OK),
-    ("transfer_status", "NOT_SYNC_MASTER/unanswered", async_put, _drop(PutResult), "transfer_status"),
+    ("transfer_status", "NOT_SYNC_MASTER/unanswered", async_put, drop(PutResult), "transfer_status"),
     ("transfer_status", "SLAVE_NOT_AVAILABLE", slave_not_available, None, OK),
     ("transfer_status", "SLAVE_NOT_AVAILABLE/PUT_OK", slave_not_available,
-     _replace_payload(PutResult, lambda r: attrs.evolve(r, status=PutMessageStatus.PUT_OK)), "transfer_status"),
+     replace_payload(PutResult, lambda r: attrs.evolve(r, status=PutMessageStatus.PUT_OK)), "transfer_status"),
     ("transfer_status", "PUT_OK after the ack", waiting_put_acked, None, OK),
     ("transfer_status", "FLUSH_SLAVE_TIMEOUT at the deadline", waiting_put_timeout, None, OK),
     ("transfer_status", "FLUSH_SLAVE_TIMEOUT/PUT_OK without an ack", waiting_put_timeout,
-     _replace_payload(PutResult, lambda r: attrs.evolve(r, status=PutMessageStatus.PUT_OK)), "transfer_status"),
+     replace_payload(PutResult, lambda r: attrs.evolve(r, status=PutMessageStatus.PUT_OK)), "transfer_status"),
     # group_commit_status
     ("group_commit_status", "PUT_OK flushed", sync_flush_put, None, OK),
-    ("group_commit_status", "PUT_OK/not flushed", sync_flush_put, lambda e: _view(e, flushed=0),
+    ("group_commit_status", "PUT_OK/not flushed", sync_flush_put, lambda e: view(e, flushed=0),
      "group_commit_status"),
     # on_slave_report
     ("on_slave_report", "REQUEST", first_report, None, OK),
     ("on_slave_report", "REQUEST/ack not taken", first_report,
-     lambda e: _view(e, connections=tuple(attrs.evolve(c, slave_ack_offset=c.slave_ack_offset + 1)
+     lambda e: view(e, connections=tuple(attrs.evolve(c, slave_ack_offset=c.slave_ack_offset + 1)
                                           for c in e.view.connections)), "on_slave_report"),
     ("on_slave_report", "ACK", ack_report, None, OK),
-    ("on_slave_report", "ACK/push2 not raised", ack_report, lambda e: _view(e, push2_slave_max_offset=0),
+    ("on_slave_report", "ACK/push2 not raised", ack_report, lambda e: view(e, push2_slave_max_offset=0),
      "on_slave_report"),
     # write_socket_round
     ("write_socket_round", "TRANSFER", batch_round, None, OK),
@@ -299,24 +251,24 @@ ROWS = [
     ("write_socket_round", "HEARTBEAT", heartbeat_round, None, OK),
     # on_connect
     ("on_connect", "HAOpen accepted", ha_open, None, OK),
-    ("on_connect", "HAOpen/not answered", ha_open, _drop(HAAccept), "on_connect"),
+    ("on_connect", "HAOpen/not answered", ha_open, drop(HAAccept), "on_connect"),
     ("on_connect", "HAAccept connected", ha_accept, None, OK),
     ("on_connect", "HAAccept/reported 0", ha_accept,
-     lambda e: _view(e, client=attrs.evolve(e.view.client, current_reported_offset=0)), "on_connect"),
+     lambda e: view(e, client=attrs.evolve(e.view.client, current_reported_offset=0)), "on_connect"),
     ("on_connect", "stray segment reset", stray_segment, None, OK),
-    ("on_connect", "stray segment/no reset", stray_segment, _drop(HAReset), "on_connect"),
+    ("on_connect", "stray segment/no reset", stray_segment, drop(HAReset), "on_connect"),
     # on_frame
     ("on_frame", "APPEND", frame_append, None, OK),
-    ("on_frame", "APPEND/refused", frame_append, lambda e: _view(e, max_offset=0, data=b""), "on_frame"),
+    ("on_frame", "APPEND/refused", frame_append, lambda e: view(e, max_offset=0, data=b""), "on_frame"),
     ("on_frame", "EMPTY_LOG", frame_empty_log, None, OK),
-    ("on_frame", "EMPTY_LOG/at 0", frame_empty_log, lambda e: _view(e, min_offset=0, max_offset=e.view.max_offset
+    ("on_frame", "EMPTY_LOG/at 0", frame_empty_log, lambda e: view(e, min_offset=0, max_offset=e.view.max_offset
                                                                      - e.view.min_offset), "on_frame"),
     ("on_frame", "OFFSET_MISMATCH", frame_mismatch, None, OK),
     ("on_frame", "OFFSET_MISMATCH/kept open", frame_mismatch,
-     lambda e: _view(e, client=ClientConnectionView(e.payload.conn, True, 0)), "on_frame"),
+     lambda e: view(e, client=ClientConnectionView(e.payload.conn, True, 0)), "on_frame"),
     # slave_report
     ("slave_report", "PROGRESS", frame_append, None, OK),
-    ("slave_report", "PROGRESS/missing", frame_append, _drop(HAStream), "slave_report"),
+    ("slave_report", "PROGRESS/missing", frame_append, drop(HAStream), "slave_report"),
     ("slave_report", "HEARTBEAT", heartbeat_report, None, OK),
     ("slave_report", "HEARTBEAT/wrong offset", heartbeat_report,
      _stream(lambda r: SlaveReport(r.offset + 1) if isinstance(r, SlaveReport) else r), "slave_report"),
@@ -337,16 +289,7 @@ def _setup(row):
 def test_each_outcome_is_allowed_and_each_departure_is_named(row):
     procedure, outcome, setup, tamper, expected = row
     p = _setup(row)
-    e = setup(p)
-    assert e is not None
-    if tamper is not None:
-        e = tamper(e)
-    found = p.judge(e)
-    props = {v.property for v in found}
-    if expected is None:
-        assert found == [], found
-    else:
-        assert "step-conformance:" + expected in props, (found, e)
+    judged_as(p, setup(p), tamper, expected)
 
 
 def test_every_procedure_has_rows_and_a_property():

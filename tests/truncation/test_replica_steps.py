@@ -12,7 +12,6 @@ import pytest
 
 from reference.broker_replica import BrokerReplica, ReplicaDurable
 from reference.node_api import Message
-from spec.steps import BOOT, MESSAGE, TICK, StepEvent
 from spec.steps.replica import PROCEDURES, PROPERTIES, ReplicaSteps
 from spec.truncation.epoch_file import EpochFile, of
 from spec.truncation.messages import (
@@ -21,44 +20,16 @@ from spec.truncation.messages import (
 )
 from spec.truncation.replication import Message as LogMessage
 from spec.truncation.replication import TransferHeader
+from tests.step_harness import Harness, drop, judged_as, outputs, replace_payload, view
 
 PEERS = ("r1", "r2")
 
 
-class Set:
+class Set(Harness):
     """Replicas r1 and r2 (optionally booted from durable state); messages delivered at once, in order."""
 
     def __init__(self, **durable: ReplicaDurable):
-        self.nodes = {n: BrokerReplica(n, PEERS, durable.get(n)) for n in PEERS}
-        self.steps = ReplicaSteps(PEERS)
-        self.now = 0
-        self.queue: list[Message] = []
-        for n, node in self.nodes.items():
-            assert self.steps.check(StepEvent(n, 0, BOOT, view=node.observe())) == []
-
-    def event(self, node: str, message: Message | None = None) -> StepEvent:
-        r = self.nodes[node]
-        ready = r.step(message, self.now) if message is not None else r.tick(self.now)
-        self.queue += [m for m in ready.messages if m.dst in self.nodes]
-        if message is None:
-            return StepEvent(node, self.now, TICK, view=r.observe(), outputs=ready.messages)
-        return StepEvent(node, self.now, MESSAGE, message.src, message.payload, r.observe(), ready.messages)
-
-    def ok(self, e: StepEvent) -> StepEvent:
-        found = self.steps.check(e)
-        assert found == [], found
-        return e
-
-    def tell(self, node: str, payload) -> StepEvent:
-        return self.event(node, Message("client", node, payload))
-
-    def pump(self, until=None) -> StepEvent | None:
-        while self.queue:
-            m = self.queue.pop(0)
-            if until is not None and until(m):
-                return self.event(m.dst, m)
-            self.ok(self.event(m.dst, m))
-        return None
+        super().__init__({n: BrokerReplica(n, PEERS, durable.get(n)) for n in PEERS}, ReplicaSteps(PEERS))
 
     def failover(self, master: str, epoch: int) -> "Set":
         self.ok(self.tell(master, BecomeMaster(epoch)))
@@ -76,22 +47,6 @@ class Set:
 
 def _log(*epochs: int, size: int = 10) -> tuple:
     return tuple((LogMessage(i * size, size, e), f"x{i}") for i, e in enumerate(epochs))
-
-
-def _view(e: StepEvent, **changes) -> StepEvent:
-    return attrs.evolve(e, view=attrs.evolve(e.view, **changes))
-
-
-def _outputs(keep):
-    return lambda e: attrs.evolve(e, outputs=tuple(x for x in map(keep, e.outputs) if x is not None))
-
-
-def _drop(kind):
-    return _outputs(lambda m: None if isinstance(m.payload, kind) else m)
-
-
-def _payload(kind, change):
-    return _outputs(lambda m: attrs.evolve(m, payload=change(m.payload)) if isinstance(m.payload, kind) else m)
 
 
 def _is(kind):
@@ -199,46 +154,46 @@ ROWS = [
     # role_change
     ("role_change", "BecomeMaster ACCEPTED", Set, become_master, None, OK),
     ("role_change", "BecomeMaster ACCEPTED/epoch not recorded", Set, become_master,
-     lambda e: _view(e, epoch_file=EpochFile()), "role_change"),
+     lambda e: view(e, epoch_file=EpochFile()), "role_change"),
     ("role_change", "BecomeMaster REFUSED_OLDER_EPOCH", Set, become_master_older, None, OK),
     ("role_change", "BecomeMaster REFUSED_OLDER_EPOCH/taken", Set, become_master_older,
-     lambda e: _view(e, epoch=2), "role_change"),
+     lambda e: view(e, epoch=2), "role_change"),
     ("role_change", "BecomeSlave ACCEPTED", Set, become_slave, None, OK),
     ("role_change", "BecomeSlave ACCEPTED/not a slave", Set, become_slave,
-     lambda e: _view(e, role=ReplicaRole.NONE), "role_change"),
+     lambda e: view(e, role=ReplicaRole.NONE), "role_change"),
     # handshake
     ("handshake", "master answers", Set, handshake_request, None, OK),
-    ("handshake", "master answers/no answer", Set, handshake_request, _drop(HandshakeResponse), "handshake"),
+    ("handshake", "master answers/no answer", Set, handshake_request, drop(HandshakeResponse), "handshake"),
     ("handshake", "master answers/wrong max", Set, handshake_request,
-     _payload(HandshakeResponse, lambda r: attrs.evolve(r, max_offset=r.max_offset + 10)), "handshake"),
+     replace_payload(HandshakeResponse, lambda r: attrs.evolve(r, max_offset=r.max_offset + 10)), "handshake"),
     ("handshake", "TRANSFER_FROM_START", Set, transfer_from_start, None, OK),
     ("handshake", "TRUNCATE_AND_TRANSFER", diverged, truncate_and_transfer, None, OK),
     ("handshake", "TRUNCATE_AND_TRANSFER/tail kept", diverged, truncate_and_transfer,
-     lambda e: _view(e, log=e.view.log + (e.view.log[-1],), max_offset=e.view.max_offset + 10), "handshake"),
-    ("handshake", "TRUNCATE_AND_TRANSFER/no report", diverged, truncate_and_transfer, _drop(SlaveReport), "handshake"),
+     lambda e: view(e, log=e.view.log + (e.view.log[-1],), max_offset=e.view.max_offset + 10), "handshake"),
+    ("handshake", "TRUNCATE_AND_TRANSFER/no report", diverged, truncate_and_transfer, drop(SlaveReport), "handshake"),
     ("handshake", "NO_CONSISTENT_POINT", no_point, no_consistent_point, None, OK),
     ("handshake", "NO_CONSISTENT_POINT/transfers anyway", no_point, no_consistent_point,
-     lambda e: _view(e, slave_state=SlaveState.TRANSFER), "handshake"),
+     lambda e: view(e, slave_state=SlaveState.TRANSFER), "handshake"),
     # next_batch
     ("next_batch", "batch from the ack", Set, batch_sent, None, OK),
     ("next_batch", "batch from the ack/mislabelled", Set, batch_sent,
-     _payload(TransferBatch, lambda b: attrs.evolve(b, header=attrs.evolve(b.header, epoch=2))), "next_batch"),
+     replace_payload(TransferBatch, lambda b: attrs.evolve(b, header=attrs.evolve(b.header, epoch=2))), "next_batch"),
     ("next_batch", "batch from the ack/not from the ack", Set, batch_sent,
-     _payload(TransferBatch, lambda b: attrs.evolve(b, header=attrs.evolve(b.header, offset=10))), "next_batch"),
+     replace_payload(TransferBatch, lambda b: attrs.evolve(b, header=attrs.evolve(b.header, offset=10))), "next_batch"),
     # on_transfer_header
     ("on_transfer_header", "APPEND_AND_RECORD_EPOCH", Set, batch_received, None, OK),
     ("on_transfer_header", "APPEND_AND_RECORD_EPOCH/epoch not recorded", Set, batch_received,
-     lambda e: _view(e, epoch_file=EpochFile()), "on_transfer_header"),
-    ("on_transfer_header", "APPEND_AND_RECORD_EPOCH/no report", Set, batch_received, _drop(SlaveReport),
+     lambda e: view(e, epoch_file=EpochFile()), "on_transfer_header"),
+    ("on_transfer_header", "APPEND_AND_RECORD_EPOCH/no report", Set, batch_received, drop(SlaveReport),
      "on_transfer_header"),
     ("on_transfer_header", "OFFSET_MISMATCH", Set, batch_mismatch, None, OK),
     ("on_transfer_header", "OFFSET_MISMATCH/appended", Set, batch_mismatch,
-     lambda e: _view(e, log=e.view.log + ((40, 1, "w9"),), max_offset=50, slave_state=SlaveState.TRANSFER),
+     lambda e: view(e, log=e.view.log + ((40, 1, "w9"),), max_offset=50, slave_state=SlaveState.TRANSFER),
      "on_transfer_header"),
     # confirm_offset
     ("confirm_offset", "write at the master", Set, write_at_master, None, OK),
     ("confirm_offset", "write at the master/wrong epoch", Set, write_at_master,
-     lambda e: _view(e, log=((0, 7, "w1"),)), "confirm_offset"),
+     lambda e: view(e, log=((0, 7, "w1"),)), "confirm_offset"),
     ("confirm_offset", "write at the master/acknowledged at once", Set, write_at_master, _ack, "confirm_offset"),
     ("confirm_offset", "write at a slave", Set, write_at_slave, None, OK),
     ("confirm_offset", "acknowledged once every replica holds it", Set, ack_after_report, None, OK),
@@ -249,15 +204,7 @@ ROWS = [
 def test_each_outcome_is_allowed_and_each_departure_is_named(row):
     procedure, outcome, make, setup, tamper, expected = row
     s = make()
-    e = setup(s)
-    assert e is not None
-    if tamper is not None:
-        e = tamper(e)
-    found = s.steps.check(e)
-    if expected is None:
-        assert found == [], found
-    else:
-        assert "step-conformance:" + expected in {v.property for v in found}, (found, e)
+    judged_as(s, setup(s), tamper, expected)
 
 
 def test_the_acknowledgement_follows_the_spec():
