@@ -381,9 +381,7 @@ def record_header_epoch(f: EpochArrays, header_epoch: Any, header_start: Any, op
     """A slave receiving a batch header (where ``enabled``) records (epoch, epoch start)
     when the header's epoch is not its last one: (the file, whether the header carried
     a new epoch)."""
-    if variant.header_epoch_not_recorded:
-        return f, False
-    new_epoch = ops.and_(enabled, header_epoch != last_epoch(f, ops))
+    new_epoch = ops.and_(enabled, header_epoch != last_epoch(f, ops), not variant.header_epoch_not_recorded)
     if ops.concrete and not new_epoch:
         return f, False  # (evaluation shortcut: nothing to append)
     appended, _ = append(f, header_epoch, header_start, ops, variant, enabled=new_epoch)
