@@ -35,7 +35,9 @@ crash and a restarted node starts from term 0 with an empty log.
 
 The node kind is ``raft``: messages are PySyncObj's own dictionaries as tagged JSON
 (``{"$b": base64}`` for bytes, ``{"$t": [...]}`` for tuples), opaque to rmqha; the
-observation is ``spec.raft.records.RaftView``.
+observation is ``spec.raft.records.RaftView``; a leader's view carries PySyncObj's own
+``__raftNextIndex`` / ``__raftMatchIndex`` per follower as its progress (PySyncObj's log
+starts at 1: a match index of 0 means nothing known).
 """
 from __future__ import annotations
 
@@ -56,7 +58,7 @@ from pysyncobj.version import VERSION
 
 from adapters import codec
 from adapters.protocol import BAD_REQUEST, INTERNAL, PROTOCOL, UNSUPPORTED, error, ok
-from spec.raft.records import ClientCommand, RaftEntry, RaftRole, RaftView
+from spec.raft.records import ClientCommand, FollowerProgress, RaftEntry, RaftRole, RaftView
 
 # PySyncObj logs what it notices (for example "truncating already-applied log entries")
 # at CRITICAL; without a handler of the user's, Python would print it to stderr in the
@@ -229,9 +231,15 @@ class _Node:
         o = self.obj
         leader = o._SyncObj__raftLeader
         entries = tuple(RaftEntry(idx, term, self._body(cmd)) for cmd, idx, term in o._SyncObj__raftLog[:])
-        return RaftView(self.node_id, _ROLES[o._SyncObj__raftState], o._SyncObj__raftCurrentTerm,
+        role = _ROLES[o._SyncObj__raftState]
+        progress = None
+        if role is RaftRole.LEADER:  # PySyncObj's own nextIndex/matchIndex per follower
+            next_index, match_index = o._SyncObj__raftNextIndex, o._SyncObj__raftMatchIndex
+            progress = tuple(FollowerProgress(n.id, next_index[n], match_index[n])
+                             for n in sorted(o._SyncObj__otherNodes, key=lambda n: n.id))
+        return RaftView(self.node_id, role, o._SyncObj__raftCurrentTerm,
                         o._SyncObj__votedForNodeId, leader.id if leader is not None else None,
-                        o._SyncObj__raftCommitIndex, entries)
+                        o._SyncObj__raftCommitIndex, entries, progress)
 
 
 def _render(command: bytes) -> str:

@@ -48,7 +48,6 @@ from spec.dledger.log import (
     DispatcherState,
     commit_push,
     ledger_end_term,
-    on_push_response,
     start_dispatcher,
 )
 from spec.dledger.member_state import (
@@ -79,6 +78,7 @@ from spec.dledger.records import (
     HeartBeatRequest,
     HeartBeatResponse,
     ParseResult,
+    PeerProgress,
     PushEntryRequest,
     PushEntryResponse,
     PushType,
@@ -208,7 +208,19 @@ class DLedgerNode(Outbox):
             committed_index=self.committed_index,
             applied_index=self.applied_index,
             log=tuple(self.log),
+            progress=self._progress() if self.role is Role.LEADER else None,
         )
+
+    def _progress(self) -> tuple[PeerProgress, ...]:
+        """The leader's replication state per follower: each dispatcher's writeIndex (the
+        leader's end + 1 before its first compare, as upstream starts it) and the match
+        index it counts for the commit quorum (the peer's water mark)."""
+        start, dispatchers = len(self.log), self._dispatchers
+        out = []
+        for p in self._others:
+            d = dispatchers[p]
+            out.append(PeerProgress(p, d.next_index if d.next_index >= 0 else start, d.match_index))
+        return tuple(out)
 
     def summary(self) -> dict:
         return {
@@ -539,8 +551,11 @@ class DLedgerNode(Outbox):
             return
         request = pending[0]
         del self._outstanding[src]
-        d = on_push_response(self._dispatchers[src], request, response, self.profile.log_generation)
+        before = self._dispatchers[src]
+        d = self.proc.on_push_response(before, request, response, self.profile.log_generation)
         self._dispatchers[src] = d
+        if d.next_index != before.next_index or d.match_index != before.match_index:
+            self.version += 1  # the leader's progress is part of what observe() shows
         self._advance_leader_commit()
         self._dispatch(src, now)
 

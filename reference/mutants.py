@@ -17,7 +17,15 @@ from reference.procedures import REFERENCE_PROCEDURES, DLedgerProcedures
 from spec.dledger import effects as fx
 from spec.dledger.candidate import NextVote, ParseDecision, parse_vote_result
 from spec.dledger.heartbeat import handle_heartbeat
-from spec.dledger.log import Dispatcher, DispatcherState, client_entry, handle_push, leader_commit_index, next_push
+from spec.dledger.log import (
+    Dispatcher,
+    DispatcherState,
+    client_entry,
+    handle_push,
+    leader_commit_index,
+    next_push,
+    on_push_response,
+)
 from spec.dledger.member_state import NEVER, elapsed
 from spec.dledger.profiles import DEFAULT_TIMING, HEARTBEAT_ORDER_H_A, PARSE_ORDER_P_B, VOTE_ORDER_V_A, Profile
 from spec.dledger.records import Entry, ParseResult
@@ -67,6 +75,24 @@ def _entry_of_next_term(member, log, body):
 def _g1_commit_rule(match_indexes, log, curr_term, committed_index, generation):
     # Raft's figure 8: commit the quorum watermark even when it is of an older term.
     return leader_commit_index(match_indexes, log, curr_term, committed_index, "G1")
+
+
+def _append_keeps_next_index(d, request, response, generation):
+    # A successful APPEND raises the follower's match index but not its write index: the
+    # next push repeats what the follower holds (match >= next), is refused, and the
+    # compare that follows sets the match index back below what was matched.
+    after = on_push_response(d, request, response, generation)
+    if request.type.name == "APPEND" and d.state is DispatcherState.APPEND and after.state is DispatcherState.APPEND:
+        return attrs.evolve(after, next_index=d.next_index)
+    return after
+
+
+def _watermark_off_by_one(match_indexes, log, curr_term, committed_index, generation):
+    # The quorum watermark is the (n-1)/2-th highest match instead of the n/2-th: right
+    # in odd groups, one replica short of a quorum in even ones (2 of 4).
+    ordered = sorted(match_indexes, reverse=True)
+    watermark = ordered[(len(ordered) - 1) // 2]
+    return leader_commit_index([watermark] * len(ordered), log, curr_term, committed_index, generation)
 
 
 def _heartbeat_no_expired_term(member, request):
@@ -228,7 +254,7 @@ MUTANTS: dict[str, Mutant] = {
             None,
             "G2 log with G1's commit rule: an old-term entry commits by counting (Raft figure 8)",
             "step-conformance:leader_commit_index",
-            ("step-conformance:leader_commit_index", "leader-completeness", "committed-prefix"),
+            ("step-conformance:leader_commit_index", "leader-commit-rule", "leader-completeness", "committed-prefix"),
             procedures=lambda p: attrs.evolve(p, leader_commit_index=_g1_commit_rule),
         ),
         Mutant(
@@ -305,6 +331,24 @@ MUTANTS: dict[str, Mutant] = {
             "log-terms",
             ("log-terms", "step-conformance:client_append"),
             procedures=lambda p: attrs.evolve(p, client_entry=_entry_of_next_term),
+        ),
+        Mutant(
+            "append-keeps-next-index",
+            None,
+            "a successful APPEND raises the follower's match index but not its write index (match >= next), "
+            "and the compare after the refused repeat sets the match index back",
+            "follower-progress",
+            ("follower-progress", "step-conformance:next_push"),
+            procedures=lambda p: attrs.evolve(p, on_push_response=_append_keeps_next_index),
+        ),
+        Mutant(
+            "watermark-off-by-one",
+            None,
+            "the leader's commit watermark is the (n-1)/2-th highest match instead of the n/2-th: "
+            "in a group of 4 it commits what 2 nodes hold",
+            "leader-commit-rule",
+            ("leader-commit-rule", "step-conformance:leader_commit_index"),
+            procedures=lambda p: attrs.evolve(p, leader_commit_index=_watermark_off_by_one),
         ),
         Mutant(
             "truncation-not-durable",

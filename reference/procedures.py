@@ -26,6 +26,7 @@ class DLedgerProcedures:
     leader_commit_index: Callable = log.leader_commit_index
     ledger_end_term_after_append: Callable = log.ledger_end_term_after_append
     next_push: Callable = log.next_push
+    on_push_response: Callable = log.on_push_response
     client_entry: Callable = log.client_entry
     # Durability of the term/vote file (DLedger writes both together), and of truncations.
     persist_vote: bool = True

@@ -34,6 +34,7 @@ from spec.dledger.log import PUSH_ROWS
 from spec.dledger.profiles import DEFAULT_TIMING, Timing
 from spec.dledger.records import ClientAppend, DLedgerView, ParseResult, Role, VoteRequest, VoteResponse, VoteResult
 from spec.invariants import dledger as inv
+from spec.invariants import raft as raft_inv
 from spec.raft.abstract import step_state
 from spec.steps import BOOT, CRASH, MESSAGE, TICK, StepEvent
 from spec.steps.dledger import DLedgerSteps
@@ -88,6 +89,8 @@ class DLedgerCluster(SimCluster):
         self._last_views: dict[str, object] = {}
         self._heard: dict[str, dict[str, int]] = {}  # node -> peer -> when it last received from it
         self._lease_reported: set[tuple] = set()
+        # whether any leader exposed its progress per follower (else those invariants judged nothing)
+        self._progress_seen = False
 
         def factory(node_id, durable, now, draw):
             return target.make_node(node_id, self.peers, draw, durable, now)
@@ -211,9 +214,16 @@ class DLedgerCluster(SimCluster):
                     if found is not None:
                         self.violate(found)
 
+    def not_applicable(self) -> set[str]:
+        """The invariants over a leader's progress are "not observed" (reported n/a, never
+        passed) in a run where no leader exposed its progress per follower."""
+        return set() if self._progress_seen else set(raft_inv.PROGRESS_PROPERTIES)
+
     def _track_leader(self, view) -> None:
         node_id = view.node_id
         if view.role is Role.LEADER:
+            if view.progress is not None:
+                self._progress_seen = True
             key = (view.curr_term, node_id)
             if key not in self._seen_leaders:
                 self._seen_leaders.add(key)

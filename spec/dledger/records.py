@@ -157,8 +157,30 @@ class ClientAppend:
 
 
 @attrs.frozen(slots=True)
+class PeerProgress:
+    """What a leader keeps for one follower (DLedgerEntryPusher), in DLedger's words.
+
+    ``write_index``: the EntryDispatcher's writeIndex, the index of the next entry it
+    pushes to the peer (Raft's nextIndex). ``water_mark``: the peer's water mark in the
+    leader's current term (peerWaterMarksByTerm[currTerm][peer]), the highest index the
+    peer is known to hold as the leader does, the value the leader counts in its commit
+    quorum (Raft's matchIndex; -1: nothing known yet). DLedger's logs start at 0, so a
+    follower known to hold nothing has water mark -1 and write index >= 0.
+    """
+
+    peer: str
+    write_index: int
+    water_mark: int
+
+
+@attrs.frozen(slots=True)
 class DLedgerView:
-    """What invariants and reports observe of one DLedger node."""
+    """What invariants and reports observe of one DLedger node.
+
+    ``progress``: on a leader, its replication state per follower (sorted by peer);
+    None on a node that does not lead, and on an implementation that does not expose it
+    (the invariants over it then report "not observed").
+    """
 
     node_id: str
     role: Role
@@ -170,3 +192,4 @@ class DLedgerView:
     committed_index: int
     applied_index: int
     log: tuple[Entry, ...]
+    progress: tuple[PeerProgress, ...] | None = None

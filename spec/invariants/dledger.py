@@ -16,12 +16,14 @@ seen as a Raft node (``spec.raft.records.raft_view``). Only DLedger's own are he
 | applied-committed-end    | applied <= committed <= ledgerEnd                                     |
 | leader-lease             | a leader that has heard from no quorum for longer than its lease (maxHeartBeatLeak x heartBeatTimeIntervalMs, plus one round) no longer leads |
 
-Shared with every Raft-family protocol, besides the five safety invariants: log
+Shared with every Raft-family protocol, besides the five safety invariants and the two
+over a leader's progress per follower (follower-progress, leader-commit-rule: a leader's
+writeIndex and peer water mark seen as Raft's nextIndex and matchIndex): log
 matching, log terms (never decreasing along a log, never beyond the node's term) and
 restart durability (a node restarts with the term, vote and log it crashed with).
 
 ``leader-completeness`` (and, through it, ``committed-prefix``) holds for G2 logs; G1
-may violate it (``known_profile_difference``).
+may violate it, and G1 breaks ``leader-commit-rule`` by design (``known_profile_difference``).
 """
 from __future__ import annotations
 
@@ -42,18 +44,20 @@ _OWN: dict[str, str] = {
 # in the order they are reported; the shared ones as spec/invariants/raft.py states them
 INVARIANTS: dict[str, str] = {name: _OWN.get(name) or raft.INVARIANTS[name] for name in (
     "election-safety", "term-monotonic", "one-vote-per-term", "vote-log-up-to-date", "ledger-end-term",
-    "log-matching", "log-terms", "committed-prefix", "leader-completeness", "applied-committed-end",
-    "restart-durable", "leader-lease", "liveness")}
+    "log-matching", "log-terms", "committed-prefix", "leader-completeness", "follower-progress",
+    "leader-commit-rule", "applied-committed-end", "restart-durable", "leader-lease", "liveness")}
 
 
 def known_profile_difference(name: str, profile: Profile) -> bool:
     """Invariants a profile is known not to guarantee (reported, never hidden).
 
-    G1 logs commit the quorum watermark without a current-term check, so a later
+    G1 logs commit the quorum watermark without a current-term check (so they break
+    leader-commit-rule whenever an older term's entry commits by counting), and a later
     leader can miss a committed entry (Raft's figure 8): leader completeness and,
     through it, committed-prefix agreement can fail in dledger-0.1 and dledger-0.2.
     """
-    return profile.log_generation == "G1" and name in ("leader-completeness", "committed-prefix")
+    return profile.log_generation == "G1" and name in ("leader-completeness", "committed-prefix",
+                                                       "leader-commit-rule")
 
 
 # What DLedger's invariants remember is what the shared ones do.

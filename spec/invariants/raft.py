@@ -17,9 +17,11 @@ observation into the history and ``forget_volatile`` is called when a node crash
 | commit-within-log | a node never considers an index committed that its log does not hold |
 | log-terms | entry terms never decrease along a log, and no entry's term exceeds the node's term |
 | restart-durable | a node restarts with the term, vote and log it held when it crashed: nothing lost, nothing resurrected |
+| follower-progress | within one leader term, a follower's match index never goes backwards and stays below its next index (etcd/raft's Progress) |
+| leader-commit-rule | a leader advances its commit index only by counting replicas of an entry of its own term (section 5.4.2) |
 | liveness | after the last fault heals, one stable leader within the implementation's bound |
 
-The five safety invariants (``SHARED_CHECKS``), log matching, log terms, restart
+The five safety invariants and the two over a leader's progress (``SHARED_CHECKS``), log matching, log terms, restart
 durability and liveness are defined here once, for every Raft-family protocol:
 DLedger's invariants (``spec/invariants/dledger.py``) run these very functions on a
 DLedger node seen as a Raft node (``spec.raft.records.raft_view``) and add only what is
@@ -29,6 +31,13 @@ DLedger's own. commit-monotonic and commit-within-log are judged on generic Raft
 Restart durability compares the first observation after a restart with the last one
 before the crash: every observation follows a step whose durable state was written
 before its messages left (Ready.persist), so what was observed had been persisted.
+
+follower-progress and leader-commit-rule read what a leader keeps per follower
+(``RaftView.progress``: next and match index). An implementation that does not expose
+it leaves ``progress`` None: both checks then judge nothing, and the scenario reports
+them "not observed" (``progress_observed``), never as passed. The commit rule is judged
+between two observations of one leader in one term (it needs the commit index the leader
+had before); a leader that commits in the very step it is elected is not judged.
 """
 from __future__ import annotations
 
@@ -36,8 +45,9 @@ from typing import Iterable
 
 import attrs
 
+from spec.dledger.log import leader_commit_index, quorum_match_index
 from spec.invariants import Violation
-from spec.raft.records import LogEntry, RaftRole, RaftView
+from spec.raft.records import LogEntry, RaftEntry, RaftRole, RaftView
 
 INVARIANTS: dict[str, str] = {
     "election-safety": "at most one leader per term over the whole history",
@@ -50,6 +60,8 @@ INVARIANTS: dict[str, str] = {
     "commit-within-log": "commitIndex never exceeds the last index of the node's log",
     "log-terms": "entry terms never decrease along a log and never exceed the node's term",
     "restart-durable": "a node restarts with the term, vote and log it held when it crashed",
+    "follower-progress": "within one leader term a follower's match index never goes back and stays below its next index",
+    "leader-commit-rule": "a leader advances its commit index only by counting replicas of an entry of its own term",
     "liveness": "after the last fault heals, exactly one leader within the bound",
 }
 
@@ -225,13 +237,109 @@ def check_restart_durable(h: RaftHistory, v: RaftView) -> Violation | None:
     return None
 
 
-# The five safety invariants of every Raft-family protocol, in the order they are reported.
+# ------------------------------------------------------------------ a leader's progress
+
+# the properties judged only on a leader's progress: "not observed" without it
+PROGRESS_PROPERTIES = ("follower-progress", "leader-commit-rule")
+
+
+def progress_observed(v: RaftView) -> bool:
+    """Whether ``v`` lets the progress invariants judge: a leader exposing its progress."""
+    return v.role is RaftRole.LEADER and v.progress is not None
+
+
+def _same_leadership(h: RaftHistory, v: RaftView) -> RaftView | None:
+    """The previous observation of ``v``'s node, if it led in the same term and exposed
+    its progress then too (None otherwise: nothing to compare with)."""
+    before = h.last_view.get(v.node_id)
+    if before is None or before.progress is None or before.role is not RaftRole.LEADER \
+            or before.curr_term != v.curr_term:
+        return None
+    return before
+
+
+def _matches(v: RaftView) -> str:
+    return ", ".join(f"{p.peer}: {p.match_index}" for p in v.progress) or "none"
+
+
+def check_follower_progress(h: RaftHistory, v: RaftView) -> Violation | None:
+    """etcd/raft's Progress within one leader term: matchIndex < nextIndex, and a
+    follower's matchIndex never goes backwards (replicated entries stay replicated)."""
+    if v.progress is None or v.role is not RaftRole.LEADER:
+        return None
+    where = f"leader {v.node_id} of term {v.curr_term}"
+    for p in v.progress:
+        if p.match_index >= p.next_index:
+            return Violation("follower-progress", f"{where}: {p.peer}'s match index {p.match_index} is not below "
+                                                  f"its next index {p.next_index}", v.node_id)
+    before = _same_leadership(h, v)
+    if before is not None:
+        was = {p.peer: p.match_index for p in before.progress}
+        for p in v.progress:
+            old = was.get(p.peer)
+            if old is not None and p.match_index < old:
+                return Violation("follower-progress", f"{where}: {p.peer}'s match index went back from {old} "
+                                                      f"to {p.match_index} within the term", v.node_id)
+    return None
+
+
+class _ByIndex:
+    """A view's log addressed by the implementation's own indexes, the way the spec's
+    commit rule reads a log (``log[i]`` the entry at index i, ``len(log) - 1`` the last
+    index), whatever index the log starts at."""
+
+    __slots__ = ("_v",)
+
+    def __init__(self, v: RaftView):
+        self._v = v
+
+    def __len__(self) -> int:
+        return self._v.last_index + 1
+
+    def __getitem__(self, index: int) -> LogEntry:
+        return self._v.entry(index) or _NOT_HELD
+
+
+_NOT_HELD = RaftEntry(-1, -2, "")  # an index the log does not hold (compacted): of no term
+
+
+def check_leader_commit_rule(h: RaftHistory, v: RaftView) -> Violation | None:
+    """A leader that advanced its commit index from c to c' (one term, two observations)
+    must have been able to: the spec's commit rule (``spec.dledger.log.leader_commit_index``
+    with the current-term rule, Raft section 5.4.2), given its own log and its followers'
+    match indexes as observed now, capped at c', yields c'. Match indexes never go back
+    within a term (follower-progress), so the ones observed after the commit are at least
+    those it counted."""
+    if v.progress is None or v.role is not RaftRole.LEADER:
+        return None
+    before = _same_leadership(h, v)
+    to = v.committed_index
+    if before is None or to <= before.committed_index:
+        return None
+    counted = [min(v.last_index, to)] + [min(p.match_index, to) for p in v.progress]
+    if leader_commit_index(counted, _ByIndex(v), v.curr_term, before.committed_index, "G2") == to:
+        return None
+    quorum = quorum_match_index([v.last_index] + [p.match_index for p in v.progress])
+    entry = v.entry(to)
+    if quorum >= to and entry is not None:
+        why = (f"entry {to} is of term {entry.term}: only an entry of its own term commits by counting replicas "
+               f"(older ones commit with it)")
+    else:
+        why = f"a quorum holds only up to index {quorum} (its log ends at {v.last_index}; match indexes {_matches(v)})"
+    return Violation("leader-commit-rule", f"leader {v.node_id} of term {v.curr_term} advanced its commit index "
+                                           f"from {before.committed_index} to {to}: {why}", v.node_id)
+
+
+# The safety invariants of every Raft-family protocol, in the order they are reported:
+# the five of the Raft paper, then the two over a leader's progress.
 SHARED_CHECKS = (
     check_election_safety,
     check_term_monotonic,
     check_one_vote_per_term,
     check_committed_prefix,
     check_leader_completeness,
+    check_follower_progress,
+    check_leader_commit_rule,
 )
 NODE_CHECKS = SHARED_CHECKS[:3] + (check_commit_monotonic,) + SHARED_CHECKS[3:] + (check_restart_durable,)
 STATELESS_CHECKS = (check_commit_within_log, check_log_terms)

@@ -37,12 +37,30 @@ class LogEntry(Protocol):
 
 
 @attrs.frozen(slots=True)
+class FollowerProgress:
+    """What a leader keeps for one follower (Raft paper, figure 2: nextIndex[],
+    matchIndex[]; etcd/raft's Progress): ``next_index``, the index of the next entry to
+    send it; ``match_index``, the highest index known to be replicated on it (the value
+    the leader counts for it when it advances its commit index). Raft's convention
+    holds in every implementation's own indexes: ``match_index < next_index``, and
+    "nothing known" is the index just before the log's first (0 where logs start at 1,
+    as in PySyncObj; -1 where they start at 0, as in DLedger)."""
+
+    peer: str
+    next_index: int
+    match_index: int
+
+
+@attrs.frozen(slots=True)
 class RaftView:
     """One node's visible state.
 
     ``voted_for`` is the vote of ``curr_term`` (None if none); ``log`` is the node's
     log in index order, contiguous; ``committed_index`` is the highest index it
     considers committed (volatile in Raft: it may restart lower after a crash).
+    ``progress``: on a leader, its ``FollowerProgress`` per follower, sorted by peer;
+    None on a node that does not lead, or whose implementation does not expose it
+    (the invariants that read it then report "not observed", never a pass).
     """
 
     node_id: str
@@ -52,6 +70,7 @@ class RaftView:
     leader_id: str | None
     committed_index: int
     log: tuple[LogEntry, ...] = ()
+    progress: tuple[FollowerProgress, ...] | None = None
 
     @property
     def last_index(self) -> int:
@@ -69,8 +88,17 @@ def raft_view(v: DLedgerView) -> RaftView:
     """A DLedger node seen as a Raft node: the same role, term, vote, leader, commit
     index and log (DLedger's entries already carry index, term and body, and are shared,
     not copied). DLedger-only state (ledgerEnd, applied index) is left out: the
-    invariants that read it are DLedger's own (``spec/invariants/dledger.py``)."""
-    return RaftView(v.node_id, v.role, v.curr_term, v.voted_for, v.leader_id, v.committed_index, v.log)
+    invariants that read it are DLedger's own (``spec/invariants/dledger.py``).
+
+    A leader's progress per follower: DLedger's writeIndex is Raft's nextIndex and its
+    peer water mark Raft's matchIndex. The conventions already agree (the next entry to
+    send; the last entry known replicated, so water mark < writeIndex), only "nothing
+    known" is -1 because DLedger's logs start at index 0: the values carry over as
+    they are."""
+    progress = v.progress
+    if progress is not None:
+        progress = tuple(FollowerProgress(p.peer, p.write_index, p.water_mark) for p in progress)
+    return RaftView(v.node_id, v.role, v.curr_term, v.voted_for, v.leader_id, v.committed_index, v.log, progress)
 
 
 @attrs.frozen(slots=True)

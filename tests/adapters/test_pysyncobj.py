@@ -137,3 +137,15 @@ def test_each_finding_needs_its_links_or_its_journal(path):
 
 def test_there_are_findings_for_both():
     assert len(DATAGRAM_FINDINGS) >= 3 and MEMORY_FINDINGS
+
+
+def test_a_leader_exposes_pysyncobjs_own_next_and_match_indexes():
+    ex = execute(parse_script(FAILOVER), "pysyncobj", record_trace=False)
+    assert ex.error is None and not ex.violations
+    assert ex.cluster.not_applicable() == set()  # follower-progress and leader-commit-rule judged
+    views = [v for v in ex.cluster.views() if v is not None]
+    (leader,) = [v for v in views if v.role.value == "LEADER"]
+    assert [p.peer for p in leader.progress] == sorted(v.node_id for v in views if v is not leader)
+    for p in leader.progress:  # the values of PySyncObj's own __raftNextIndex / __raftMatchIndex
+        assert 0 <= p.match_index < p.next_index <= leader.last_index + 1
+    assert all(v.progress is None for v in views if v is not leader)

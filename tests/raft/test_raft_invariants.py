@@ -7,6 +7,7 @@ implementation (a mutant of the reference, or PySyncObj) in a committed scenario
 """
 from pathlib import Path
 
+import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 from conformance.scenarios.registry import get_scenario
 from conformance.script import read_script
 from spec.invariants import raft as inv
-from spec.raft.records import RaftEntry, RaftRole, RaftView
+from spec.raft.records import FollowerProgress, RaftEntry, RaftRole, RaftView
 
 F, C, L = RaftRole.FOLLOWER, RaftRole.CANDIDATE, RaftRole.LEADER
 SCRIPTS = Path(__file__).parents[1] / "scenarios" / "raft"
@@ -24,11 +25,17 @@ def log(*terms, start=1, bodies=None):
     return tuple(RaftEntry(start + i, t, (bodies or {}).get(start + i, f"e{start + i}")) for i, t in enumerate(terms))
 
 
-def view(node, role=F, term=None, vote=None, leader=None, commit=-1, entries=()):
+def view(node, role=F, term=None, vote=None, leader=None, commit=-1, entries=(), progress=None):
     """A node's observation; its term defaults to the last entry's (at least 1)."""
     if term is None:
         term = max(1, entries[-1].term if entries else 1)
-    return RaftView(node, role, term, vote, leader, commit, entries)
+    return RaftView(node, role, term, vote, leader, commit, entries, progress)
+
+
+def leading(term, commit, entries, **progress):
+    """n1 leading ``term``, with progress given as peer=(next index, match index)."""
+    return view("n1", L, term, "n1", "n1", commit, entries,
+                tuple(FollowerProgress(p, n, m) for p, (n, m) in sorted(progress.items())))
 
 
 CRASH = "crash"  # a history step: ("crash", node)
@@ -96,6 +103,36 @@ ROWS = {
     "leader elected before the commit may lack it": ([
         view("n2", L, 2, "n2", "n2", 1, log(1)), view("n1", L, 1, "n1", "n1", 2, log(1, 1)),
         view("n2", L, 2, "n2", "n2", 1, log(1)),
+    ], set()),
+    "a leader's progress as it replicates": ([
+        leading(2, 0, log(1, 2), n2=(3, 0), n3=(3, 0)), leading(2, 2, log(1, 2), n2=(3, 2), n3=(3, 0)),
+        leading(2, 2, log(1, 2, 2), n2=(4, 2), n3=(2, 1)),  # next may go back (a reset), match may not
+    ], set()),
+    "match index not below next index": ([leading(2, 0, log(1, 2), n2=(2, 2), n3=(3, 0))], {"follower-progress"}),
+    "match index goes back within a term": ([leading(2, 2, log(1, 2), n2=(3, 2), n3=(3, 2)),
+                                             leading(2, 2, log(1, 2), n2=(3, 1), n3=(3, 2))], {"follower-progress"}),
+    "match index starts over in a new term": ([leading(2, 2, log(1, 2), n2=(3, 2), n3=(3, 2)),
+                                               leading(3, 2, log(1, 2, 3), n2=(4, 0), n3=(4, 0))], set()),
+    "match index starts over after a crash": ([leading(2, 2, log(1, 2), n2=(3, 2), n3=(3, 2)), (CRASH, "n1"),
+                                               leading(2, 2, log(1, 2), n2=(3, 0), n3=(3, 0))], set()),
+    "commit advanced beyond what a quorum holds": ([leading(2, 1, log(1, 2, 2), n2=(2, 1), n3=(2, 1)),
+                                                    leading(2, 3, log(1, 2, 2), n2=(2, 1), n3=(2, 1))],
+                                                   {"leader-commit-rule"}),
+    "commit of an older term's entry by counting": ([leading(3, 0, log(1, 2, 3), n2=(4, 0), n3=(4, 0)),
+                                                     leading(3, 2, log(1, 2, 3), n2=(4, 2), n3=(3, 2))],
+                                                    {"leader-commit-rule"}),
+    "an older entry commits with one of the leader's term": ([
+        leading(3, 0, log(1, 2, 3), n2=(4, 0), n3=(4, 0)), leading(3, 3, log(1, 2, 3), n2=(4, 3), n3=(3, 2)),
+    ], set()),
+    "a commit with the quorum the leader counts": ([leading(2, 0, log(1, 2), n2=(3, 0), n3=(3, 0)),
+                                                    leading(2, 2, log(1, 2), n2=(3, 2), n3=(3, 0))], set()),
+    "progress not exposed: nothing judged": ([
+        leading(2, 2, log(1, 2), n2=(3, 2), n3=(3, 2)),
+        view("n1", L, 2, "n1", "n1", 2, log(1, 2)), view("n1", L, 2, "n1", "n1", 2, log(1, 2, 2)),
+        view("n1", L, 2, "n1", "n1", 3, log(1, 2, 2)),
+    ], set()),
+    "a commit in the step the leader was elected in is not judged": ([
+        view("n1", C, 2, "n1", None, 0, log(1, 2)), leading(2, 2, log(1, 2), n2=(3, 0), n3=(3, 0)),
     ], set()),
     "a compacted prefix is not judged": ([
         view("n1", L, 1, "n1", "n1", 2, log(1, 1)), view("n2", L, 2, "n2", "n2", 3, log(1, 2, start=2)),
@@ -184,6 +221,33 @@ def test_dledger_is_judged_by_the_shared_invariants_through_its_raft_view():
     shared = {f.__name__[len("check_"):].replace("_", "-") for f in inv.SHARED_CHECKS}
     assert set(inv.INVARIANTS) & set(dledger.INVARIANTS) == shared | {
         "log-matching", "log-terms", "restart-durable", "liveness"}
+
+
+def test_a_dledger_leaders_progress_is_judged_as_raft_progress():
+    from spec.dledger.profiles import PROFILES
+    from spec.dledger.records import DLedgerView, Entry, PeerProgress, Role
+    from spec.invariants import dledger
+    from spec.raft.records import raft_view
+
+    entries = (Entry(0, 1, "a"), Entry(1, 2, "b"))
+
+    def leader(commit, **progress):  # peer=(writeIndex, water mark)
+        marks = tuple(PeerProgress(p, w, m) for p, (w, m) in sorted(progress.items()))
+        return DLedgerView("n1", Role.LEADER, 2, "n1", "n1", 1, 2, commit, commit, entries, marks)
+
+    # writeIndex and the water mark carry over as nextIndex and matchIndex
+    assert raft_view(leader(-1, n2=(2, 1))).progress == (FollowerProgress("n2", 2, 1),)
+    assert raft_view(attrs.evolve(leader(-1), progress=None)).progress is None
+    h = dledger.DLedgerHistory()
+    steps = [leader(-1, n2=(2, -1), n3=(2, -1)), leader(0, n2=(2, 1), n3=(1, 0))]
+    found = []
+    for v in steps:
+        found += dledger.check_node(h, v)
+        dledger.record(h, v)
+    assert [f.property for f in found] == ["leader-commit-rule"]  # entry 0 is of term 1, the leader's is 2
+    assert "entry 0 is of term 1" in found[0].message
+    assert dledger.known_profile_difference("leader-commit-rule", PROFILES["dledger-0.2"])
+    assert not dledger.known_profile_difference("leader-commit-rule", PROFILES["dledger-0.4"])
 
 
 def test_stable_leader_needs_every_live_node_to_follow_it():
