@@ -9,6 +9,7 @@
 | ``mutant:NAME`` | the reference with one known bug (``reference/mutants.py``) |
 | ``pysyncobj`` | PySyncObj's Raft core as ``raft`` nodes, over TCP-like links (``adapters/pysyncobj_server.py``) |
 | ``pysyncobj:datagram`` | the same over links that may reorder and duplicate (a ``transport=`` of its own) |
+| ``pysyncobj:tcp`` | PySyncObj with its own TCP transport and connection code over simulated sockets (``adapters/simulated_tcp.py``): takes link faults |
 | ``pysyncobj:memory`` | PySyncObj with its default in-memory journal (nothing survives a crash); combines with ``datagram`` |
 | ``python:MODULE:FACTORY`` | ``MODULE.FACTORY()`` returns an object with ``handle(request) -> response`` |
 | ``stdio:COMMAND`` | a process speaking JSON lines on stdin/stdout (docs/adapter-protocol.md) |
@@ -80,10 +81,10 @@ def connect(spec: str) -> ProtocolAdapter:
         from adapters.pysyncobj_server import PySyncObjServer
 
         options = set(filter(None, rest.split(":")))
-        if not options <= {"datagram", "memory"}:
-            raise UserError(f"adapter {spec!r}: use pysyncobj[:datagram][:memory]")
-        return InProcessAdapter(spec, PySyncObjServer(links="datagram" if "datagram" in options else "fifo",
-                                                      journal="memory" if "memory" in options else "file"))
+        if not options <= {"datagram", "tcp", "memory"} or {"datagram", "tcp"} <= options:
+            raise UserError(f"adapter {spec!r}: use pysyncobj[:datagram|:tcp][:memory]")
+        links = "datagram" if "datagram" in options else "tcp" if "tcp" in options else "fifo"
+        return InProcessAdapter(spec, PySyncObjServer(links=links, journal="memory" if "memory" in options else "file"))
     if kind == "python":
         module_name, _, factory = rest.partition(":")
         if not module_name or not factory:

@@ -51,14 +51,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from pysyncobj import node as tcp_node
 from pysyncobj import pickle as pysyncobj_pickle
-from pysyncobj import syncobj
+from pysyncobj import syncobj, tcp_connection, tcp_server
 from pysyncobj import transport as pysyncobj_transport
 from pysyncobj.version import VERSION
 
-from adapters import codec
+from adapters import codec, simulated_tcp
 from adapters.protocol import BAD_REQUEST, INTERNAL, PROTOCOL, UNSUPPORTED, error, ok
-from spec.raft.records import ClientCommand, FollowerProgress, RaftEntry, RaftRole, RaftView
+from spec.raft.records import ClientCommand, FollowerProgress, LinkFault, RaftEntry, RaftRole, RaftView
 
 # PySyncObj logs what it notices (for example "truncating already-applied log entries")
 # at CRITICAL; without a handler of the user's, Python would print it to stderr in the
@@ -66,11 +67,17 @@ from spec.raft.records import ClientCommand, FollowerProgress, RaftEntry, RaftRo
 # still receives these records.
 logging.getLogger("pysyncobj").addHandler(logging.NullHandler())
 
-LINKS = ("fifo", "datagram")
+LINKS = ("fifo", "datagram", "tcp")
+TCP_PORT = 4321
+HOST_UPTIME_S = 1000.0
 JOURNALS = ("file", "memory")
 # PySyncObj's defaults (SyncObjConf): election timeout 0.4..1.4 s, a leader steps down
 # after 30 s (leaderFallbackTimeout) without answers from a majority.
 LIVENESS_BOUND_MS = 20_000
+# Over its TCP transport a dead connection may hold until keepalive ends it (tcp_keepalive
+# (16, 3, 5): 16 s idle + 5 probes 3 s apart), then a reconnect waits up to
+# connectionRetryTime (5 s): a connection silenced just before the heal costs 36 s more.
+TCP_LIVENESS_BOUND_MS = LIVENESS_BOUND_MS + (16 + 5 * 3 + 5) * 1000
 _ROLES = {0: RaftRole.FOLLOWER, 1: RaftRole.CANDIDATE, 2: RaftRole.LEADER}
 
 
@@ -121,6 +128,13 @@ class SimNode(syncobj.Node):
 
 
 
+class SimTCPNode(tcp_node.TCPNode):
+    """A TCP peer (id = address) whose hash does not depend on PYTHONHASHSEED (see SimNode)."""
+
+    def __hash__(self):
+        return zlib.crc32(self.id.encode())
+
+
 class _Node:
     """One PySyncObj instance and everything that stands in for its environment."""
 
@@ -138,6 +152,35 @@ class _Node:
         journal = self.dir / "journal"
         if durable is not None and server.journal == "file":
             _restore(durable, journal)
+        self.id_of: dict[str, str] = {}  # PySyncObj's node ids -> rmqha's (they differ over TCP)
+        # PySyncObj's clock is the simulated time plus how long the host has been up: its
+        # transport starts its "last bind/connect attempt" bookkeeping at 0, which on a
+        # clock at 0 would read as "just tried" and never bind
+        self.uptime_s = HOST_UPTIME_S if server.links == "tcp" else 0.0
+        self.stack: simulated_tcp.HostStack | None = None
+        conf = syncobj.SyncObjConf(autoTick=False, journalFile=str(journal) if server.journal == "file" else None,
+                                   logCompactionMinEntries=2**62,
+                                   logCompactionMinTime=2**62, dynamicMembershipChange=False)
+        if server.links == "tcp":
+            self._start_over_tcp(peers, conf, now)
+        else:
+            self._start_over_messages(peers, conf)
+        self.bodies: dict[bytes, str] = {}
+        self.view = self._view()
+
+    def _start_over_tcp(self, peers: list[str], conf: Any, now: int) -> None:
+        """PySyncObj's own TCPTransport, TcpServer and TcpConnection over simulated sockets:
+        peer i listens at 10.0.0.(i+1):4321, its node id there is that address."""
+        addresses = {p: (f"10.0.0.{i + 1}", TCP_PORT) for i, p in enumerate(sorted(peers))}
+        self.id_of = {f"{ip}:{port}": p for p, (ip, port) in addresses.items()}
+        self.stack = simulated_tcp.HostStack(self.node_id, addresses, self.handle)
+        self.stack.now = now
+        me = SimTCPNode("%s:%d" % addresses[self.node_id])
+        others = [SimTCPNode("%s:%d" % addresses[p]) for p in sorted(peers) if p != self.node_id]
+        with self.driving():
+            self.obj = Replicated(me, others, conf)
+
+    def _start_over_messages(self, peers: list[str], conf: Any) -> None:
         node = self
 
         class SimTransport(pysyncobj_transport.Transport):
@@ -150,34 +193,48 @@ class _Node:
                 node.outbox.append((peer.id, message))
                 return True
 
-        conf = syncobj.SyncObjConf(autoTick=False, journalFile=str(journal) if server.journal == "file" else None,
-                                   logCompactionMinEntries=2**62,
-                                   logCompactionMinTime=2**62, dynamicMembershipChange=False)
         self.transport = SimTransport(None, None, None)
+        node_id = self.node_id
         with self.driving():
             self.obj = Replicated(SimNode(node_id), [SimNode(p) for p in peers if p != node_id], conf,
                                    transport=self.transport)
             for p in peers:
                 if p != node_id:
                     self.transport._onNodeConnected(SimNode(p))
-        self.bodies: dict[bytes, str] = {}
-        self.view = self._view()
 
     @contextmanager
     def driving(self):
-        """PySyncObj's clock and random source are this node's for the duration."""
+        """PySyncObj's clock and random source are this node's for the duration (over TCP,
+        its sockets and poller too: its connection code reads the clock of its own)."""
+        clock = lambda: self.now_s + self.uptime_s  # noqa: E731
         saved = syncobj.monotonicTime, syncobj.random
-        syncobj.monotonicTime, syncobj.random = (lambda: self.now_s), self.rng
+        syncobj.monotonicTime, syncobj.random = clock, self.rng
+        tcp = self.stack
+        if tcp is not None:
+            saved_tcp = (syncobj.createPoller, tcp_connection.socket, tcp_server.socket, tcp_connection.monotonicTime,
+                         pysyncobj_transport.monotonicTime)
+            module = simulated_tcp.SocketModule(tcp)
+            syncobj.createPoller = lambda kind: simulated_tcp.SimPoller(tcp)
+            tcp_connection.socket = tcp_server.socket = module
+            tcp_connection.monotonicTime = pysyncobj_transport.monotonicTime = clock
         try:
             yield
         finally:
             syncobj.monotonicTime, syncobj.random = saved
+            if tcp is not None:
+                (syncobj.createPoller, tcp_connection.socket, tcp_server.socket, tcp_connection.monotonicTime,
+                 pysyncobj_transport.monotonicTime) = saved_tcp
 
     def activate(self, now: int, act) -> dict:
         self.now_s = now / 1000.0
+        if self.stack is not None:
+            self.stack.now = now
         with self.driving():
             act()
         messages = []
+        if self.stack is not None:  # segments, as they are (each names its kind in "type")
+            messages = [{"src": self.node_id, "dst": dst, "payload": segment} for dst, segment in self.stack.outbox]
+            self.stack.outbox.clear()
         for dst, message in self.outbox:
             seq = self.sent[dst] = self.sent.get(dst, 0) + 1
             messages.append({"src": self.node_id, "dst": dst,
@@ -189,6 +246,8 @@ class _Node:
         return {"messages": messages, "persist": None, "changed": changed}
 
     def tick(self) -> None:
+        if self.stack is not None:
+            self.stack.tick(self.stack.now)  # retransmissions and TCP timeouts due
         self.obj._onTick(0.0)
 
     def receive(self, src: str, payload: Any) -> None:
@@ -196,6 +255,18 @@ class _Node:
             command = codec.decode(payload, ClientCommand, codec.registry("raft"), "message.payload")
             self.obj.append(command.body)  # queued; PySyncObj forwards it to its leader or appends it
             return
+        if self.stack is not None:
+            if src == "network":
+                # the kernel fails the connections now; the event loop meets that at its next
+                # tick, whose Raft work (sends included) comes before its poll
+                fault = codec.decode(payload, LinkFault, codec.registry("raft"), "message.payload")
+                self.stack.fault(fault.peer, fault.kind)
+                return
+            self.stack.receive(src, payload)
+            self.obj._poller.poll(0.0)  # the event loop wakes on the segment
+            return
+        if src == "network":
+            raise _NotApplicable(f"link faults need connections of their own: use pysyncobj:tcp, not {self.server.links}")
         handle, seq = payload["link"]
         if self.server.links == "fifo":
             # a later incarnation of the sender opened new connections: its messages come after
@@ -229,16 +300,19 @@ class _Node:
 
     def _view(self) -> RaftView:
         o = self.obj
+        rmqha_id = self.id_of.get
         leader = o._SyncObj__raftLeader
         entries = tuple(RaftEntry(idx, term, self._body(cmd)) for cmd, idx, term in o._SyncObj__raftLog[:])
         role = _ROLES[o._SyncObj__raftState]
         progress = None
         if role is RaftRole.LEADER:  # PySyncObj's own nextIndex/matchIndex per follower
             next_index, match_index = o._SyncObj__raftNextIndex, o._SyncObj__raftMatchIndex
-            progress = tuple(FollowerProgress(n.id, next_index[n], match_index[n])
-                             for n in sorted(o._SyncObj__otherNodes, key=lambda n: n.id))
+            progress = tuple(sorted((FollowerProgress(rmqha_id(n.id, n.id), next_index[n], match_index[n])
+                                     for n in o._SyncObj__otherNodes if n in match_index), key=lambda p: p.peer))
+        vote = o._SyncObj__votedForNodeId
         return RaftView(self.node_id, role, o._SyncObj__raftCurrentTerm,
-                        o._SyncObj__votedForNodeId, leader.id if leader is not None else None,
+                        None if vote is None else rmqha_id(vote, vote),
+                        rmqha_id(leader.id, leader.id) if leader is not None else None,
                         o._SyncObj__raftCommitIndex, entries, progress)
 
 
@@ -306,9 +380,12 @@ class PySyncObjServer:
 
     def _op_hello(self, args: dict) -> dict:
         variant = "".join(f"+{x}" for x in (self.links, self.journal) if x not in ("fifo", "file"))
-        return {"protocol": PROTOCOL, "implementation": "pysyncobj" + variant,
-                "version": VERSION, "profiles": {}, "operations": [], "nodes": ["raft"],
-                "liveness_bound_ms": {"raft": LIVENESS_BOUND_MS}}
+        hello = {"protocol": PROTOCOL, "implementation": "pysyncobj" + variant,
+                 "version": VERSION, "profiles": {}, "operations": [], "nodes": ["raft"],
+                 "liveness_bound_ms": {"raft": TCP_LIVENESS_BOUND_MS if self.links == "tcp" else LIVENESS_BOUND_MS}}
+        if self.links == "tcp":  # its nodes hold connections of their own: they take LinkFaults
+            hello["link_faults"] = ["raft"]
+        return hello
 
     def _op_bye(self, args: dict) -> dict:
         for node in self.nodes.values():

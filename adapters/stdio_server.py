@@ -57,8 +57,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="serve the reference with this known bug (a DLedger, controller or truncation mutant: "
                         "then only the node kinds of its family; default: none)")
     p.add_argument("--profile", default="dledger-0.4", help="DLedger profile of the reference (default: %(default)s)")
-    p.add_argument("--links", choices=("fifo", "datagram"), default="fifo",
-                   help="pysyncobj only: link semantics (default: %(default)s)")
+    p.add_argument("--links", choices=("fifo", "datagram", "tcp"), default="fifo",
+                   help="pysyncobj only: link semantics; tcp: its own TCP transport over simulated sockets (default: %(default)s)")
     p.add_argument("--journal", choices=("file", "memory"), default="file",
                    help="pysyncobj only: its FileJournal, or its default in-memory journal (default: %(default)s)")
 

@@ -61,6 +61,8 @@ class AdapterInfo:
     # user declared in the adapter spec, and the one the build's own version claims
     declared: dict = attrs.Factory(dict)
     claims: dict = attrs.Factory(dict)
+    # node kinds whose nodes hold connections of their own and take LinkFault from "network"
+    link_faults: frozenset = frozenset()
 
     def judged_against(self, family: str) -> str:
         """One line: the profile ``family`` is judged against, and why."""
@@ -160,7 +162,7 @@ class ProtocolAdapter:
         self.info = AdapterInfo(self.spec, r["implementation"], r.get("version", "?"), dict(r.get("profiles", {})),
                                 frozenset(r.get("operations", ())), frozenset(r.get("nodes", ())),
                                 dict(r.get("liveness_bound_ms", {})), dict(r.get("declared", {})),
-                                dict(r.get("claims", {})))
+                                dict(r.get("claims", {})), frozenset(r.get("link_faults", ())))
         return self.info
 
     def call(self, operation: str, args: dict) -> Any:

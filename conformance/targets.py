@@ -327,10 +327,12 @@ class RaftTarget:
     liveness_bound_ms: int  # what the implementation declared, else DEFAULT_RAFT_LIVENESS_MS
     make_node: Callable[..., Any]
     profile: Any = None  # a generic Raft has no spec profile
+    link_faults: bool = False  # its nodes hold connections of their own and take LinkFaults
 
 
 def raft_target(adapter: str) -> RaftTarget:
     adapter = role_specs("raft", adapter)["raft"]
     connected, make_node = _remote_nodes(adapter, "raft", "raft", "raft")
     bound = connected.info.liveness_bound_ms.get("raft", DEFAULT_RAFT_LIVENESS_MS)
-    return RaftTarget(adapter, connected.info.implementation, connected.info.version, bound, make_node)
+    return RaftTarget(adapter, connected.info.implementation, connected.info.version, bound, make_node,
+                      link_faults="raft" in connected.info.link_faults)

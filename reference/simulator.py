@@ -527,16 +527,17 @@ class Simulator:
         self.net = net
         self._emit("net", None, attrs.asdict(net))
 
-    def client(self, node_id: str, payload: Any) -> None:
-        """A client request arrives at ``node_id`` now (lost if the node is down)."""
+    def client(self, node_id: str, payload: Any, src: str = "client") -> None:
+        """A client request arrives at ``node_id`` now (lost if the node is down); with
+        ``src="network"``, an event of the node's network (a ``LinkFault``)."""
         self._check_node(node_id)
-        self._emit("client", node_id, payload_to_dict(payload))
+        self._emit(src, node_id, payload_to_dict(payload))
         node = self.nodes[node_id]
         if node is None:
             return
         self._begin(self.now, 0)  # a script action
         self.steps += 1
-        message = Message("client", node_id, payload)
+        message = Message(src, node_id, payload)
         ready = node.step(message, self.now)
         self._handle_ready(node_id, ready)
         self._after(node_id, message, ready)

@@ -13,6 +13,7 @@ Steps, besides those every scenario understands (``conformance/scenarios/base.py
 | ``crash-leader`` / ``isolate-leader`` | crash / cut off the current leader (a nemesis aimed at the leader) |
 | ``crash-after-vote [N] [MS]`` | run until a node (N, or any) records a vote, and crash it in that instant (at most MS, default 5000) |
 | ``crash-after-truncation [N] [MS]`` | run until a node's log loses or rewrites an entry, and crash it in that instant |
+| ``reset A B`` / ``half-open A B`` | a fault of A's connections with B (reset; silent both ways while held open), for an implementation with connections of its own (``pysyncobj:tcp``); not applicable to others |
 | ``isolate-leader-with [K]`` | cut the current leader off together with K-1 other nodes (a minority; default: the leader alone) |
 | ``await-leader [MS]`` | run until one stable leader exists; a liveness violation if none within MS (default: the liveness bound) and no fault is active (all nodes up, no cut, no loss) |
 | ``expect ...`` | ``leader N [term T]``, ``role N ROLE``, ``term N T``, ``committed N I`` |
@@ -21,8 +22,8 @@ from __future__ import annotations
 
 import random
 
-from conformance.errors import UserError
-from conformance.faults import FAULT_MIXES, check_fault_mixes
+from conformance.errors import NotApplicable, UserError
+from conformance.faults import FAULT_MIXES, LINK_FAULTS, check_fault_mixes
 from conformance.scenarios.base import ExpectationFailed, RunSummary, SimCluster
 from conformance.script import Script, Step
 from conformance.targets import DLedgerTarget, dledger_target
@@ -36,6 +37,7 @@ from spec.dledger.records import ClientAppend, DLedgerView, ParseResult, Role, V
 from spec.invariants import dledger as inv
 from spec.invariants import raft as raft_inv
 from spec.raft.abstract import step_state
+from spec.raft.records import LinkFault
 from spec.steps import BOOT, CRASH, MESSAGE, TICK, StepEvent
 from spec.steps.dledger import DLedgerSteps
 
@@ -278,6 +280,28 @@ class DLedgerCluster(SimCluster):
         if reach < len(self.peers) // 2 + 1:
             self._leader_lost()
 
+    def step_reset(self, step: Step) -> None:
+        """``reset A B``: A's connections with B are reset (A fails at once, an RST travels to B)."""
+        self._link_fault(step, "reset")
+
+    def step_half_open(self, step: Step) -> None:
+        """``half-open A B``: A's connections with B go silent both ways, both ends still holding them."""
+        self._link_fault(step, "half-open")
+
+    def _link_fault(self, step: Step, kind: str) -> None:
+        """A fault of the connections themselves, for implementations that hold their own
+        (their hello lists ``link_faults``): the simulator hands node A a ``LinkFault`` from
+        ``"network"``. Nodes that only exchange messages have no connection to break."""
+        a, b = self.node_arg(step, 0), self.node_arg(step, 1)
+        where = f"line {step.line}: " if step.line else ""  # (a generated step has no line)
+        if a == b:
+            raise UserError(f"{where}{kind} needs two different nodes")
+        if not getattr(self.target, "link_faults", False):
+            raise NotApplicable(f"{where}{kind} {a} {b}: {self.target.implementation} ({self.target.adapter}) "
+                                f"holds no connections of its own (its hello lists no link_faults); "
+                                f"a connection fault needs an adapter such as pysyncobj:tcp")
+        self.sim.client(a, LinkFault(b, kind), src="network")
+
     def step_append(self, step: Step) -> None:
         n = self.node_arg(step)
         body = step.args[1] if len(step.args) > 1 else f"m{self.sim.now}"
@@ -427,6 +451,7 @@ NEMESES: dict[str, tuple[str, ...]] = {
     "crash": ("crash-after-vote", "restart-after-truncation"),
     "partition": ("stale-leader-longer-log", "leader-minority-beyond-lease", "node-returns-with-higher-term"),
     "lossy": ("late-and-duplicated",),
+    "transport": (),
     "mixed": ("crash-after-vote", "restart-after-truncation", "stale-leader-longer-log",
               "leader-minority-beyond-lease", "late-and-duplicated", "node-returns-with-higher-term"),
 }
@@ -527,6 +552,9 @@ class _Planner:
             rng.shuffle(shuffled)
             cut = rng.randint(1, len(nodes) - 1)
             steps.append(Step("partition", tuple(shuffled[:cut]) + ("|",) + tuple(shuffled[cut:])))
+        elif choice in LINK_FAULTS and len(nodes) > 1:  # one node's connections with another
+            a, b = rng.sample(nodes, 2)
+            steps.append(Step(choice, (a, b)))
         elif choice == "block" and len(nodes) > 1:
             a, b = rng.sample(nodes, 2)
             steps.append(Step("block", (a, b)))

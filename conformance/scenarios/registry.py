@@ -15,7 +15,7 @@ from typing import Callable
 import attrs
 
 from conformance.errors import UserError
-from conformance.faults import FAULT_MIXES
+from conformance.faults import MESSAGE_FAULT_MIXES
 from conformance.scenarios.classic import build_classic, classic_outcomes, generate_classic_script
 from conformance.scenarios.controller import (
     build_controller,
@@ -111,7 +111,7 @@ SCENARIOS: dict[str, Scenario] = {
         # its invariants and the step conformance of every replica (spec/steps/replica.py)
         properties=tuple(truncation_inv.INVARIANTS) + replica_steps.PROPERTIES,
         outcomes=truncation_outcomes(),
-        generate=lambda config: generate_truncation_script(config, FAULT_MIXES),
+        generate=lambda config: generate_truncation_script(config, MESSAGE_FAULT_MIXES),
         build=build_truncation,
         mutants=truncation_variants.SCENARIO_MUTANTS,  # less the equivalent ones
         group_sizes=(2, 3),
@@ -121,12 +121,12 @@ SCENARIOS: dict[str, Scenario] = {
         default_profile="rocketmq-5.1",
         properties=tuple(controller_inv.INVARIANTS),
         outcomes=controller_outcomes(),
-        generate=lambda config: generate_controller_script(config, FAULT_MIXES),
+        generate=lambda config: generate_controller_script(config, MESSAGE_FAULT_MIXES),
         build=build_controller,
         mutants=tuple(controller_mutants.MUTANTS.values()),
         group_sizes=(3, 2),
         profiles=tuple(sorted(CONTROLLER_PROFILES, reverse=True)),
-        mutate=lambda script, rng, config: mutate_controller_script(script, config, rng, FAULT_MIXES),
+        mutate=lambda script, rng, config: mutate_controller_script(script, config, rng, MESSAGE_FAULT_MIXES),
         abstract_universe=every_broker_state(),
     ),
     "classic": Scenario(
@@ -135,7 +135,7 @@ SCENARIOS: dict[str, Scenario] = {
         # its invariants and the step conformance of every broker (spec/steps/classic.py)
         properties=tuple(classic_inv.INVARIANTS) + classic_steps.PROPERTIES,
         outcomes=classic_outcomes(),
-        generate=lambda config: generate_classic_script(config, FAULT_MIXES),
+        generate=lambda config: generate_classic_script(config, MESSAGE_FAULT_MIXES),
         build=build_classic,
         mutants=tuple(classic_mutants.MUTANTS.values()),
         group_sizes=(3, 2),

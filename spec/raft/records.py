@@ -106,3 +106,19 @@ class ClientCommand:
     """A client asks the node to replicate ``body`` (delivered by the simulator)."""
 
     body: str
+
+
+# What a ``LinkFault`` does to a node's connections with a peer (adapters/simulated_tcp.py):
+# ``reset`` aborts them (ECONNRESET here, an RST to the peer); ``half-open`` silences them
+# in both directions while both ends still hold them established.
+LINK_FAULTS = ("reset", "half-open")
+
+
+@attrs.frozen(slots=True)
+class LinkFault:
+    """The network does something to ``node``'s connections with ``peer`` (delivered by the
+    simulator from ``"network"`` to a node whose implementation holds connections of its
+    own and declares ``link_faults`` in its hello)."""
+
+    peer: str
+    kind: str

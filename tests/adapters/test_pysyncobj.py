@@ -10,12 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from pysyncobj import syncobj
+from pysyncobj import syncobj, tcp_connection
+from pysyncobj.poller import POLL_EVENT_TYPE
 from pysyncobj.version import VERSION
 
 from adapters import resolve
+from adapters.errors import NotApplicable, UserError
 from adapters.pysyncobj_server import PySyncObjServer, from_json, to_json
-from conformance.campaign import execute
+from conformance.campaign import execute, plan_configs, run_one
 from conformance.script import parse_script, read_script
 
 SCRIPTS = Path(__file__).parents[1] / "scenarios" / "raft"
@@ -149,3 +151,60 @@ def test_a_leader_exposes_pysyncobjs_own_next_and_match_indexes():
     for p in leader.progress:  # the values of PySyncObj's own __raftNextIndex / __raftMatchIndex
         assert 0 <= p.match_index < p.next_index <= leader.last_index + 1
     assert all(v.progress is None for v in views if v is not leader)
+
+
+# ------------------------------------------------------------------ over its own TCP transport
+
+TCP_FAULTS = """
+scenario raft
+nodes n1 n2 n3
+seed 5
+start-spread 500
+run 3000
+append-leader a
+run 500
+reset n2 n1
+half-open n2 n3
+run 300
+append-leader b
+run 8000
+await-leader
+append-leader c
+run 2000
+"""
+
+
+def test_over_tcp_its_connection_code_runs_deterministically_and_survives_link_faults():
+    first = trace("pysyncobj:tcp", TCP_FAULTS)  # no violation, no error: connections come back
+    assert all(f'"msg":"{kind}"' in first for kind in ("syn", "synack", "data", "ack", "rst"))
+    assert first.count('"kind":"network"') == 2  # the two LinkFaults, delivered to n1 and n2
+    assert trace("pysyncobj:tcp", TCP_FAULTS) == first
+    served = f"stdio:{sys.executable} -m adapters.stdio_server --implementation pysyncobj --links tcp"
+    assert trace(served, TCP_FAULTS) == first
+    assert resolve("pysyncobj:tcp").info.link_faults == frozenset({"raft"})
+
+
+def test_link_faults_are_not_applicable_to_nodes_without_connections_of_their_own():
+    script = parse_script("scenario raft\nnodes n1 n2 n3\nrun 100\nreset n1 n2\n")
+    for adapter in ("pysyncobj", "reference"):
+        with pytest.raises(NotApplicable, match="no connections of its own"):
+            execute(script, adapter, record_trace=False)
+    with pytest.raises(UserError, match="pysyncobj"):
+        resolve("pysyncobj:tcp:datagram", fresh=True)
+
+
+def test_an_error_in_its_connection_handling_is_an_error_verdict_with_the_exchange(monkeypatch):
+    handle = tcp_connection.TcpConnection._TcpConnection__processConnection
+
+    def reads_the_error(self, descr, event):  # a slip: on POLLERR it reads to fetch the error, unguarded
+        if event & POLL_EVENT_TYPE.ERROR:
+            self._TcpConnection__socket.recv(1)
+        return handle(self, descr, event)
+
+    monkeypatch.setattr(tcp_connection.TcpConnection, "_TcpConnection__processConnection", reads_the_error)
+    ex = execute(parse_script(TCP_FAULTS), "pysyncobj:tcp", record_trace=False)
+    assert ex.error is not None and "ConnectionResetError" in ex.error, ex.error
+    assert "pysyncobj:tcp: node.tick failed: internal" in ex.error
+    (config,) = plan_configs("tcp", 1, 0, "raft", ("pysyncobj:tcp",), None, (3,), ("transport",))
+    result = run_one(config)
+    assert result.verdict == "error" and "ConnectionResetError" in result.error

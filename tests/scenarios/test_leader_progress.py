@@ -69,3 +69,4 @@ def test_a_foreign_node_exposes_it_over_stdio():
     (leader,) = [v for v in ex.cluster.views() if v.role is Role.LEADER]
     assert [(p.write_index, p.water_mark) for p in leader.progress] == [(2, 1), (2, 1)]
     assert ex.cluster.not_applicable() == set()
+
