@@ -116,7 +116,7 @@ def test_python_misbehaviour_is_an_adapter_error(factory, message):
     ("python:os:getcwd", "returned an object without handle(request)"),
     ("stdio:", "use stdio:COMMAND"),
     ('stdio:python -c "print(1)', "cannot split the command: no closing quotation"),
-    ("pysyncobj:udp", "use pysyncobj[:datagram][:memory]"),
+    ("pysyncobj:udp", "use pysyncobj[:datagram|:tcp][:memory]"),
     ("jvm:Foo", "use jvm:CLASSPATH:CLASS"),
 ])
 def test_bad_adapter_specs_are_user_errors(spec, message):
