@@ -188,29 +188,48 @@ def _counterexample(script: Script, adapter: str, prop: str, original_steps: int
     every property it violates; the message is the replay's own (what the shown
     script does), not the original run's. None if the replay does not violate ``prop``
     (an implementation that is not deterministic: its run's own script stands)."""
+    found = _counterexamples(script, adapter, prop, (), original_steps, shrunk, found_by)
+    return found[0] if found else None
+
+
+def _counterexamples(script: Script, adapter: str, prop: str, others: Iterable[str], original_steps: int,
+                     shrunk: bool, found_by: int) -> tuple[Counterexample, ...]:
+    """``_counterexample`` for ``prop``, and from the same replay for each of ``others``
+    the script also violates (titled as shrunk for ``prop``); empty if the replay does
+    not violate ``prop``."""
     replay = execute(script, adapter, record_trace=True)
-    hit = next((r for r in replay.violations if r.violation.property == prop), None)
-    if hit is None:
-        return None
-    message = hit.violation.message
-    violated = [prop] + sorted({r.violation.property for r in replay.violations} - {prop})
+    messages: dict[str, str] = {}
+    for r in replay.violations:
+        messages.setdefault(r.violation.property, r.violation.message)
+    if prop not in messages:
+        return ()
+    violated = [prop] + sorted(set(messages) - {prop})
+    trace = replay.cluster.trace_jsonl()
     what = "minimal counterexample" if shrunk else "counterexample (not shrunk)"
-    titled = attrs.evolve(
-        script,
-        adapter=adapter,
-        title=f"{what}: {prop}\nfound by seed {found_by} ({original_steps} steps"
-              + (f", shrunk to {len(script.steps)})" if shrunk else f", cut after the violating step: {len(script.steps)})"),
-    )
-    titled = titled.with_steps(titled.steps + tuple(Step("expect", ("violation", p)) for p in violated))
-    return Counterexample(
-        property=prop,
-        message=message,
-        script=titled.render(),
-        trace_jsonl=replay.cluster.trace_jsonl(),
-        original_steps=original_steps,
-        shrunk_steps=len(script.steps),
-        shrunk=shrunk,
-    )
+    how = (f", shrunk to {len(script.steps)})" if shrunk
+           else f", cut after the violating step: {len(script.steps)})")
+    found = []
+    for p in [prop] + [o for o in others if o in messages and o != prop]:
+        title = (f"{what}: {p}\nfound by seed {found_by} ({original_steps} steps{how}" if p == prop else
+                 f"counterexample: {p}\nfound by seed {found_by} ({original_steps} steps{how[:-1]} while "
+                 f"shrinking for {prop})")
+        titled = attrs.evolve(script, adapter=adapter, title=title)
+        titled = titled.with_steps(titled.steps + tuple(Step("expect", ("violation", v)) for v in violated))
+        found.append(Counterexample(property=p, message=messages[p], script=titled.render(), trace_jsonl=trace,
+                                    original_steps=original_steps, shrunk_steps=len(script.steps), shrunk=shrunk))
+    return tuple(found)
+
+
+def shrink_shared(script: Script, adapter: str, prop: str, others: Iterable[str], budget: ShrinkBudget,
+                  found_by: int, original_steps: int) -> tuple[Counterexample, ...]:
+    """Shrink ``script`` (a failing run's script, cut after the step that violated
+    ``prop``) within ``budget`` for ``prop``; the shrunk script is the counterexample of
+    ``prop`` and of each of ``others`` it still violates, so one shrink serves every
+    property one bug breaks. Empty if the shrunk script no longer violates ``prop``
+    on its replay (an implementation that is not deterministic)."""
+    if budget.enabled:
+        script = shrink(script, adapter, prop, budget)
+    return _counterexamples(script, adapter, prop, others, original_steps, budget.enabled, found_by)
 
 
 def counterexample_for(script: Script, adapter: str, prop: str, budget: ShrinkBudget = DEFAULT_SHRINK,

@@ -6,7 +6,9 @@ chunk's five Parquet parts and commits it (``results.io.commit_chunk``),
 and returns one small status row. The whole campaign is one Spark job; the driver
 advances a progress bar as chunk commit markers appear. Because a chunk is the unit of
 commit, ``--resume`` reruns exactly the chunks that have no marker: no run is lost or
-duplicated, whatever moment the campaign was killed at.
+duplicated, whatever moment the campaign was killed at. Once every verdict is
+committed, the driver shrinks the failures, one counterexample per (adapter,
+property) for the whole campaign (``shrink_campaign``).
 """
 from __future__ import annotations
 
@@ -19,17 +21,18 @@ from typing import Callable, Iterator, Sequence
 import attrs
 import pyarrow as pa
 
-from conformance.campaign import DEFAULT_SHRINK, ShrinkBudget, plan_configs, run_one, shrink_result
+from conformance.campaign import DEFAULT_SHRINK, ShrinkBudget, plan_configs, run_one, shrink_shared
 from conformance.errors import UserError
 from conformance.faults import DEFAULT_FAULT_MIXES, check_fault_mixes
 from conformance.fingerprint import describe_adapter
 from conformance.scenarios.registry import get_scenario
+from conformance.script import parse_script
 from conformance.search import searched
 from conformance.targets import rmqha_version
 from results import io
 from results.errors import ResultsError
 from results.runresult import PropertyVerdict, RunConfig, RunResult
-from results.schema import SCHEMAS, TABLES, counterexample_rows, flatten
+from results.schema import COUNTEREXAMPLE_KEY, SCHEMAS, TABLES, flatten, keyed_counterexample_rows
 from results.spark import is_local, ship_packages, spark_session
 from spec.dledger.profiles import PROFILES
 from spec.invariants.dledger import INVARIANTS, known_profile_difference
@@ -139,16 +142,12 @@ def run_chunk(spec: CampaignSpec, chunk: Chunk, run_fn: Callable[[RunConfig], Ru
 
 
 def execute_and_commit(out: str, spec: CampaignSpec, chunk: Chunk, run_fn=run_one) -> dict:
-    """Run a chunk and commit its verdicts; then shrink its failures and commit those.
-
-    The verdicts (with each failure's unshrunk counterexample) are committed before any
-    shrinking starts, so a campaign killed or stopped while shrinking keeps them; the
-    shrunk counterexamples follow in a chunk of their own (``<chunk>.shrunk``).
-    """
+    """Run a chunk and commit its verdicts, each failure with its unshrunk
+    counterexample (the script cut after the violating step). Shrinking waits until
+    the campaign has every verdict (``shrink_campaign``)."""
     started = time.perf_counter()
     results = run_chunk(spec, chunk, run_fn)
     io.commit_chunk(Path(out), chunk.id, flatten(results))
-    shrink_and_commit(out, spec, chunk.id, results)
     verdicts = [r.verdict for r in results]
     return {
         "chunk": chunk.id,
@@ -159,58 +158,94 @@ def execute_and_commit(out: str, spec: CampaignSpec, chunk: Chunk, run_fn=run_on
     }
 
 
-def to_shrink(results: Sequence[RunResult]) -> list[tuple[RunResult, str]]:
-    """Which failures of a chunk get shrunk: the first run violating each property.
+@attrs.frozen(slots=True)
+class ToShrink:
+    """A committed, unshrunk counterexample chosen for shrinking."""
 
-    A report shows one counterexample per (adapter, property); shrinking every failing
-    run of a buggy implementation would cost more than the campaign itself.
+    chunk: str
+    adapter: str
+    property: str
+    seed: int
+    steps: int  # its length: the run's script cut after the violating step
+    original_steps: int
+    script: str
+    row: dict = attrs.field(eq=False, hash=False)
+
+
+def to_shrink(out: Path, spec: CampaignSpec) -> list[ToShrink]:
+    """What is left to shrink in a campaign: per (adapter, property) with no shrunk
+    counterexample committed yet, its shortest unshrunk one (then the lowest seed),
+    shortest first.
+
+    A report shows one counterexample per (adapter, property): shrinking every failing
+    run, or one per chunk, of a buggy implementation would cost more than the
+    campaign itself; the shortest failing prefix is the cheapest start.
     """
-    chosen: dict[str, RunResult] = {}
-    for r in results:
-        for p in r.properties:
-            if p.verdict == "fail" and p.name not in chosen:
-                chosen[p.name] = r
-    return [(r, prop) for prop, r in chosen.items()]
+    planned = {c.id for c in plan_chunks(spec)}
+    best: dict[tuple[str, str], ToShrink] = {}
+    done: set[tuple[str, str]] = set()
+    for chunk_id, marker in sorted(io.committed_chunks(out).items()):
+        if chunk_id not in planned:  # a shrink's commit
+            rows = io.read_table_part(out, marker, "counterexamples", ["adapter", "property"]).to_pylist()
+            done |= {(r["adapter"], r["property"]) for r in rows}
+            continue
+        if not marker["summary"]["fail"]:
+            continue
+        for r in io.read_table_part(out, marker, "counterexamples").to_pylist():
+            if r["shrunk"]:
+                continue
+            x = ToShrink(chunk_id, r["adapter"], r["property"], r["seed"], r["shrunk_steps"], r["original_steps"],
+                         r["script"], r)
+            key = (x.adapter, x.property)
+            if key not in best or (x.steps, x.seed) < (best[key].steps, best[key].seed):
+                best[key] = x
+    return sorted((x for k, x in best.items() if k not in done), key=lambda x: (x.steps, x.seed, x.adapter, x.property))
 
 
-def shrink_and_commit(out: str, spec: CampaignSpec, chunk_id: str, results: Sequence[RunResult]) -> int:
-    """Shrink a committed chunk's failures (``to_shrink``) and commit them as
-    ``<chunk>.shrunk``; returns how many counterexamples it wrote."""
+def _failing_script(text: str, source: str):
+    """A committed counterexample's script without its ``expect`` lines."""
+    script = parse_script(text, source)
+    return script.with_steps(s for s in script.steps if s.op != "expect")
+
+
+def shrink_campaign(out: str | Path, spec: CampaignSpec, note: Callable[[str], object] = lambda _: None) -> int:
+    """Shrink a campaign's failures once every verdict is committed (``to_shrink``);
+    returns how many counterexamples it wrote.
+
+    Each shrink is committed as soon as it ends (``<chunk>.shrunk.<n>``), so a campaign
+    stopped while shrinking keeps its verdicts and every counterexample shrunk so far,
+    and ``--resume`` shrinks only what is left. A shrunk script that also violates
+    other properties still waiting (of the same adapter) stands for them as well: one
+    shrink usually serves every property one bug breaks.
+    """
     budget = spec.shrink_budget
     if not budget.enabled:
         return 0
-    rows = []
-    for result, prop in to_shrink(results):
+    out = Path(out)
+    pending = to_shrink(out, spec)
+    serial = sum(1 for c in io.committed_chunks(out) if io.planned_chunk_of(c) != c)
+    written = 0
+    while pending:
+        x = pending.pop(0)
+        note(f"shrinking {x.property} ({len(pending)} more)")
+        others = [y.property for y in pending if y.adapter == x.adapter]
         try:
-            rows += counterexample_rows(result.config, shrink_result(result, budget, (prop,)))
+            found = shrink_shared(_failing_script(x.script, f"{x.chunk}: seed {x.seed}"), x.adapter, x.property,
+                                  others, budget, x.seed, x.original_steps)
         except UserError:
             raise
         except Exception:  # the implementation broke while being replayed: its unshrunk script stands
             continue
-    if not rows:
-        return 0
-    tables = {t: SCHEMAS[t].empty_table() for t in TABLES}
-    tables["counterexamples"] = pa.Table.from_pylist(rows, schema=SCHEMAS["counterexamples"])
-    io.commit_chunk(Path(out), io.shrunk_chunk_id(chunk_id), tables)
-    return len(rows)
-
-
-def resume_shrinking(out: Path, spec: CampaignSpec, run_fn=run_one) -> int:
-    """After ``--resume``: shrink the committed chunks whose shrinking was interrupted."""
-    if not spec.shrink_budget.enabled:
-        return 0
-    markers = io.committed_chunks(out)
-    written = 0
-    for chunk in plan_chunks(spec):
-        marker = markers.get(chunk.id)
-        if marker is None or not marker["summary"]["fail"] or io.shrunk_chunk_id(chunk.id) in markers:
+        if not found:
             continue
-        runs = io.read_table_part(out, marker, "runs", ["seed", "verdict", "origin", "group_size", "fault_mix"])
-        failed = {r["seed"]: r for r in runs.to_pylist() if r["verdict"] == "fail"}
-        results = [run_fn(attrs.evolve(c, origin=tuple(int(x) for x in (r["origin"] or "").split(">") if x),
-                                       group_size=r["group_size"], fault_mix=r["fault_mix"]))
-                   for c in chunk_configs(spec, chunk) if (r := failed.get(c.seed)) is not None]
-        written += shrink_and_commit(str(out), spec, chunk.id, results)
+        rows = keyed_counterexample_rows({k: x.row[k] for k in COUNTEREXAMPLE_KEY}, found)
+        tables = {t: SCHEMAS[t].empty_table() for t in TABLES}
+        tables["counterexamples"] = pa.Table.from_pylist(rows, schema=SCHEMAS["counterexamples"])
+        io.commit_chunk(out, io.shrunk_chunk_id(x.chunk, serial), tables)
+        serial += 1
+        written += len(found)
+        covered = {c.property for c in found}
+        pending = [y for y in pending if not (y.adapter == x.adapter and y.property in covered)]
     return written
 
 
@@ -337,6 +372,8 @@ def run_campaign(
                 bar.reset(total=total)
 
             _run_on_spark(out, spec, todo, master, run_fn, account, started=spark_up)
+        # once every verdict is committed (in this process: the driver, under Spark)
+        summary["shrunk"] = shrink_campaign(out, spec, note=lambda text: bar.set_postfix_str(text))
     finally:
         bar.close()
     staging = out / io.STAGING

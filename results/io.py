@@ -112,14 +112,16 @@ def commit_chunk(out: Path, chunk: str, tables: dict[str, pa.Table]) -> dict:
 SHRUNK_SUFFIX = ".shrunk"
 
 
-def shrunk_chunk_id(chunk: str) -> str:
-    """The chunk that holds the shrunk counterexamples of ``chunk`` (committed after it)."""
-    return chunk + SHRUNK_SUFFIX
+def shrunk_chunk_id(chunk: str, serial: int) -> str:
+    """The ``serial``-th commit of shrunk counterexamples, of runs of ``chunk``
+    (committed after every verdict of the campaign)."""
+    return f"{chunk}{SHRUNK_SUFFIX}.{serial}"
 
 
 def planned_chunk_of(chunk: str) -> str:
-    """The planned chunk a committed chunk belongs to (itself, or what it shrank)."""
-    return chunk[: -len(SHRUNK_SUFFIX)] if chunk.endswith(SHRUNK_SUFFIX) else chunk
+    """The planned chunk a committed chunk belongs to (itself, or the one whose runs
+    it shrank; ``<chunk>.shrunk`` is how results of schema 2's first campaigns name it)."""
+    return chunk.split(SHRUNK_SUFFIX, 1)[0]
 
 
 def read_table_part(out: Path, marker: dict, table: str, columns: list[str] | None = None) -> pa.Table:

@@ -114,11 +114,18 @@ SCHEMAS: dict[str, pa.Schema] = {
 }
 
 
+COUNTEREXAMPLE_KEY = ("campaign", "adapter", "seed", "scenario", "profile")
+
+
 def counterexample_rows(config, counterexamples) -> list[dict]:
-    c = config
+    """Rows of ``counterexamples`` found by the run of ``config``."""
+    return keyed_counterexample_rows({k: getattr(config, k) for k in COUNTEREXAMPLE_KEY}, counterexamples)
+
+
+def keyed_counterexample_rows(key: dict, counterexamples) -> list[dict]:
+    """Rows of ``counterexamples`` under ``key`` (``COUNTEREXAMPLE_KEY``'s values)."""
     return [
-        {"campaign": c.campaign, "adapter": c.adapter, "seed": c.seed, "scenario": c.scenario, "profile": c.profile,
-         "property": x.property, "message": x.message, "script": x.script, "trace_jsonl": x.trace_jsonl,
+        {**key, "property": x.property, "message": x.message, "script": x.script, "trace_jsonl": x.trace_jsonl,
          "original_steps": x.original_steps, "shrunk_steps": x.shrunk_steps, "shrunk": x.shrunk}
         for x in counterexamples
     ]

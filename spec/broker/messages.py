@@ -18,6 +18,7 @@ from spec.broker.records import (
     LogEntry,
     MasterSyncStateSet,
 )
+from spec.broker.consume import visible_entries
 from spec.truncation.epoch_file import EpochFile
 from spec.truncation.messages import MESSAGE_SIZE
 
@@ -82,4 +83,4 @@ class BrokerNodeView:
 
     def visible(self) -> tuple[LogEntry, ...]:
         """What a consumer reading from this broker sees."""
-        return tuple(e for e in self.log if e.end <= self.dispatched_offset)
+        return visible_entries(self.log, self.dispatched_offset)
