@@ -21,7 +21,7 @@ from typing import Callable, Iterator, Sequence
 import attrs
 import pyarrow as pa
 
-from conformance.campaign import DEFAULT_SHRINK, ShrinkBudget, plan_configs, run_one, shrink_shared
+from conformance.campaign import DEFAULT_SHRINK, HALT_AFTER_VIOLATION_MS, ShrinkBudget, plan_configs, run_one, shrink_shared
 from conformance.errors import UserError
 from conformance.faults import DEFAULT_FAULT_MIXES, check_fault_mixes
 from conformance.fingerprint import describe_adapter
@@ -270,6 +270,8 @@ def new_manifest(spec: CampaignSpec, chunks: Sequence[Chunk]) -> dict:
         "outcomes": {spec.scenario: {k: list(v) for k, v in scenario.outcomes.items()}},
         "abstract_states": {spec.scenario: list(scenario.abstract_universe)},
         "known_profile_differences": scenario_known_differences(spec),
+        # a run stops this long after its first violation (what a failing run judged)
+        "halt_after_violation_ms": HALT_AFTER_VIOLATION_MS,
     }
 
 

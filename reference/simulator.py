@@ -177,6 +177,13 @@ class _TickAt:
     __hash__ = None
 
 
+HALT_NEVER = 1 << 62
+
+
+class Halted(Exception):
+    """Time reached ``Simulator.halt_at``: the run stops there (control flow, not a failure)."""
+
+
 class Simulator:
     # False: tick every node at every grid time, whatever its deadlines say (the behaviour
     # before deadlines; tests and benchmarks/trace_digests.py compare the two)
@@ -202,6 +209,8 @@ class Simulator:
         self.record_trace = record_trace
         self.observers = list(observers)
         self.now = 0
+        # time never passes this (``halt``): a run that must stop does, mid-step
+        self.halt_at = HALT_NEVER
         self._trace: list[tuple] = []  # TraceEvent fields, made into records when read (``trace``)
         self.nodes: dict[str, Node | None] = {n: None for n in self.node_ids}
         self.disk: dict[str, Any] = {n: None for n in self.node_ids}
@@ -445,9 +454,16 @@ class Simulator:
 
     # ------------------------------------------------------------------ time
 
+    def halt(self, at: int) -> None:
+        """Stop time at ``at`` (or now, if later): a ``run_until`` that would pass it
+        handles what is due until then and raises ``Halted``."""
+        self.halt_at = min(self.halt_at, max(at, self.now))
+
     def run_until(self, t: int) -> None:
         heap = self._heap
         while heap and heap[0][0] <= t:
+            if heap[0][0] > self.halt_at:
+                break
             at, scheduled_at, by, _, kind, data = heapq.heappop(heap)
             self.now = at
             if kind == _DELIVER:
@@ -458,6 +474,9 @@ class Simulator:
             else:
                 self._begin(scheduled_at, 0)
                 self._boot(*data)
+        if t > self.halt_at:
+            self.now = max(self.now, self.halt_at)
+            raise Halted(self.halt_at)
         self.now = max(self.now, t)
 
     def run_for(self, ms: int) -> None:

@@ -131,6 +131,15 @@ def _cell_class(entry: dict | None) -> str:
 _PATH_ADAPTERS = ("stdio:", "python:", "jvm:")
 
 
+def halted_runs_note(manifest: dict[str, Any]) -> str:
+    """What a failing run judged: campaigns stop a run soon after its first violation."""
+    ms = manifest.get("halt_after_violation_ms")
+    if ms is None:
+        return ""
+    return (f" A run stops {ms / 1000:g} simulated seconds after its first violation: in a failing run, a "
+            f"property counted as holding held up to there.")
+
+
 def replay_command(script: Path, adapter: str, manifest: dict[str, Any]) -> str:
     """The command that replays a stored counterexample, from any directory.
 
@@ -233,7 +242,7 @@ def render(data: dict[str, Any], out_dir: str | Path, stage: Callable[[str], Non
     doc.para("A row per property, a column per implementation. Each cell: violations/runs and the 95% "
              "upper confidence bound of the violation rate (Wilson score); runs that errored cannot be "
              "judged and are counted apart. `(profile)` marks a violation the profile is known not to "
-             "guarantee.")
+             "guarantee." + halted_runs_note(manifest))
     doc.table([[p] + [_cell(by_cell[(a, p)]) if (a, p) in by_cell else "–" for a in adapters] for p in props],
               ["property"] + adapters,
               classes=[["prop"] + [_cell_class(by_cell.get((a, p))) for a in adapters] for p in props])

@@ -30,7 +30,7 @@ from results.runresult import Metric
 from results.schema import ABSTRACT_STATE
 from conformance.inputs import MAX_INT, MIN_INT, whole_number
 from conformance.script import MAX_STEP_MS, Script, Step
-from reference.simulator import NetConfig, SimulationError, Simulator, trace_to_jsonl
+from reference.simulator import Halted, NetConfig, SimulationError, Simulator, trace_to_jsonl
 from spec.invariants import Violation
 
 DEFAULT_NET = NetConfig(1, 20, 0.0, 0.0)
@@ -99,6 +99,10 @@ class SimCluster:
 
     scenario = "?"
     full_check = False
+    # a campaign's run stops this long (simulated ms) after its first violation
+    # (conformance.campaign.HALT_AFTER_VIOLATION_MS); None: it runs every step
+    halt_after_violation_ms: int | None = None
+    halted_at_step: int | None = None
 
     def __init__(self, script: Script, record_trace: bool = True):
         self.script = script
@@ -132,6 +136,8 @@ class SimCluster:
     # ------------------------------------------------------------------ results
 
     def violate(self, violation) -> None:
+        if not self.violations and self.halt_after_violation_ms is not None:
+            self.sim.halt(self.sim.now + self.halt_after_violation_ms)
         self.violations.append(Recorded(self.current_step, self.sim.now, violation))
 
     def note_abstract_state(self, state: str | None) -> None:
@@ -176,10 +182,15 @@ class SimCluster:
     # ------------------------------------------------------------------ execution
 
     def execute(self, steps: Iterable[Step], until: Callable[["SimCluster"], bool] | None = None) -> None:
-        """Run ``steps`` in order; with ``until``, stop after the first step it holds for."""
+        """Run ``steps`` in order; with ``until``, stop after the first step it holds for;
+        stop where time halts (``halt_after_violation``)."""
         for i, step in enumerate(steps):
             self.current_step = i
-            self.do(step)
+            try:
+                self.do(step)
+            except Halted:
+                self.halted_at_step = i
+                return
             if until is not None and until(self):
                 return
 

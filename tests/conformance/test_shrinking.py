@@ -30,23 +30,23 @@ def violated(script_text: str, adapter: str) -> set[str]:
 
 
 def test_every_violated_property_gets_a_counterexample_that_replays():
-    r = failing_run("mutant:term-not-durable", at_least=2)
+    r = failing_run("mutant:double-vote", at_least=2)
     failed = [p.name for p in r.properties if p.verdict == "fail"]
     assert sorted(x.property for x in r.counterexamples) == sorted(failed)
     for x in r.counterexamples:
         assert not x.shrunk and x.trace_jsonl == ""
         assert x.shrunk_steps <= x.original_steps
-        assert x.property in violated(x.script, "mutant:term-not-durable")
+        assert x.property in violated(x.script, "mutant:double-vote")
 
 
 def test_a_shrunk_counterexample_carries_the_message_of_its_own_replay():
-    r = failing_run("mutant:term-not-durable", at_least=2)
+    r = failing_run("mutant:double-vote", at_least=2)
     shrunk = shrink_result(r, ShrinkBudget(60, 60.0))
     assert {x.property for x in shrunk} == {p.name for p in r.properties if p.verdict == "fail"}
     for x in shrunk:
         assert x.shrunk and x.trace_jsonl
         script = parse_script(x.script, "<cx>")
-        replay = execute(script.with_steps(s for s in script.steps if s.op != "expect"), "mutant:term-not-durable")
+        replay = execute(script.with_steps(s for s in script.steps if s.op != "expect"), "mutant:double-vote")
         first = next(v.violation for v in replay.violations if v.violation.property == x.property)
         assert x.message == first.message
 
@@ -166,3 +166,26 @@ def test_a_bad_shrink_budget_is_one_line_and_exit_2(flags, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "shrink" in err[0]
     assert not (tmp_path / "r").exists()
+
+
+def test_a_run_halts_soon_after_its_first_violation():
+    r = failing_run("mutant:double-vote")
+    first = min(p.first_step for p in r.properties if p.verdict == "fail")
+    whole = execute(campaign.script_for(r.config), r.config.adapter, record_trace=False)
+    assert whole.cluster.sim.now > r.simulated_ms  # the whole script runs on
+    halted = execute(campaign.script_for(r.config), r.config.adapter, record_trace=False,
+                     halt_after_violation_ms=campaign.HALT_AFTER_VIOLATION_MS)
+    first_at = halted.violations[0].time
+    assert halted.cluster.halted_at_step is not None and halted.cluster.halted_at_step >= first
+    assert halted.cluster.sim.now == first_at + campaign.HALT_AFTER_VIOLATION_MS == r.simulated_ms
+    # what it saw up to the halt is what the whole script saw up to then
+    assert [(v.time, v.violation.property) for v in halted.violations] == \
+        [(v.time, v.violation.property) for v in whole.violations if v.time <= first_at + campaign.HALT_AFTER_VIOLATION_MS]
+
+
+def test_a_passing_run_is_not_halted():
+    r = run_one(config(0, "reference"))
+    assert r.verdict == "pass"
+    ex = execute(campaign.script_for(r.config), "reference", record_trace=False,
+                 halt_after_violation_ms=campaign.HALT_AFTER_VIOLATION_MS)
+    assert ex.cluster.halted_at_step is None and ex.cluster.sim.now == r.simulated_ms

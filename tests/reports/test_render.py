@@ -242,3 +242,11 @@ def test_a_replay_command_works_from_any_directory(data, tmp_path):
     assert command == (f"cd '/home/u/my impl' && rmqha replay {out.resolve() / 'counterexamples' / name.name} "
                        f"--adapter 'stdio:python shim.py --mutant '\"'\"'a b'\"'\"''")
     assert command in (out / "report.md").read_text()
+
+
+def test_the_report_says_how_long_a_failing_run_was_judged(data, tmp_path):
+    md = (render(data, tmp_path / "old") / "report.md").read_text()
+    assert "after its first violation" not in md  # a manifest that does not say: nothing claimed
+    data["manifest"]["halt_after_violation_ms"] = 2000
+    md = (render(data, tmp_path / "new") / "report.md").read_text()
+    assert "A run stops 2 simulated seconds after its first violation" in md
