@@ -1,27 +1,30 @@
 """Abstract protocol states reached by campaigns that search, against sampling alone.
 
-Runs the same seeds of a scenario twice, in chunks as campaigns do: once sampling every
-run from its seed (``--no-search``), once with the search (conformance/search.py), and
+Runs the same seeds of a scenario twice, as ``rmqha run --no-spark`` does (chunks, the
+search's waves): once sampling every run from its seed (``--no-search``), once with the
+search (conformance/search.py), and
 prints the distinct abstract states each reached (spec/raft/abstract.py for dledger and raft,
 spec/broker/abstract.py for controller: a node's state
 in its group's context, per step), per 1,000 runs and per CPU-second, with the ratio to
 the target (the search reaches at least 2x the states of sampling per 1,000 runs).
 
-    python benchmarks/search_coverage.py [--runs 1000] [--chunk-size 100] [--adapter reference]
+    python benchmarks/search_coverage.py [--runs 1000] [--chunk-size 100] [--waves 4] [--adapter reference]
 """
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from conformance.scenarios.registry import get_scenario  # noqa: E402
-from conformance.search import reached  # noqa: E402
-from conformance.spark_campaign import CampaignSpec, plan_chunks, run_chunk  # noqa: E402
+from conformance.spark_campaign import SEARCH_WAVES, CampaignSpec, run_campaign  # noqa: E402
+from results import io  # noqa: E402
+from results.schema import ABSTRACT_STATE  # noqa: E402
 
 TARGET_RATIO = 2.0
 
@@ -31,16 +34,27 @@ def load() -> str:
 
 
 def campaign(search: bool, args) -> tuple[set[str], float, float, list[int]]:
+    """A campaign as ``rmqha run --no-spark`` runs it (chunks, the search's waves);
+    the states it reached, its wall and CPU seconds, and the states known after each
+    chunk, in seed order."""
     spec = CampaignSpec("bench", args.scenario, (args.adapter,), runs=args.runs, chunk_size=args.chunk_size,
-                        group_sizes=get_scenario(args.scenario).group_sizes, search=search)
+                        group_sizes=get_scenario(args.scenario).group_sizes, search=search,
+                        search_waves=args.waves, shrink_replays=0, shrink_seconds=0.0)
+    with tempfile.TemporaryDirectory() as tmp:
+        wall, cpu = time.perf_counter(), time.process_time()
+        run_campaign(Path(tmp) / "c", spec, master=None, progress=False)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        rows = io.read_table(Path(tmp) / "c", "coverage").to_pylist()
+    by_chunk: dict[int, set[str]] = {}
+    for r in rows:
+        if r["procedure"] == ABSTRACT_STATE:
+            by_chunk.setdefault(r["first_seed"], set()).add(r["outcome"])
     states: set[str] = set()
     growth = []
-    wall, cpu = time.perf_counter(), time.process_time()
-    for chunk in plan_chunks(spec):
-        for r in run_chunk(spec, chunk):
-            states |= reached(r)
-            growth.append(len(states))
-    return states, time.perf_counter() - wall, time.process_time() - cpu, growth
+    for first in sorted(by_chunk):
+        states |= by_chunk[first]
+        growth += [len(states)] * args.chunk_size
+    return states, wall, cpu, growth[: args.runs]
 
 
 def main() -> int:
@@ -49,8 +63,9 @@ def main() -> int:
     ap.add_argument("--chunk-size", type=int, default=100)
     ap.add_argument("--scenario", default="dledger")
     ap.add_argument("--adapter", default="reference")
+    ap.add_argument("--waves", type=int, default=SEARCH_WAVES, help="the search's waves (campaign default)")
     args = ap.parse_args()
-    print(f"{args.scenario} on {args.adapter}: {args.runs} runs in chunks of {args.chunk_size}, group sizes "
+    print(f"{args.scenario} on {args.adapter}: {args.runs} runs in chunks of {args.chunk_size} ({args.waves} waves), group sizes "
           f"{'/'.join(map(str, get_scenario(args.scenario).group_sizes))}, "
           f"every fault mix; {load()}")
     print(f"{'campaign':10s} {'states':>7s} {'per 1k runs':>11s} {'cpu s':>7s} {'states/cpu s':>12s} "

@@ -4,17 +4,22 @@ Sampling alone leaves the states where slips show (an isolated leader holding a 
 log of an older term, a crash in the instant after a truncation, ...) to chance. Each
 run reports the abstract states its group went through (``spec/raft/abstract.py``:
 roles, term and log relations, votes, commit, network; the spec's own state space,
-as in model-guided fuzzing). Within a chunk of a campaign, a run that reached a state
-no earlier run of the chunk had joins the *corpus*; after ``WARMUP_RUNS`` runs, a share
-``MUTATE_SHARE`` of the runs are no longer generated from their own seed but are a
-mutation of a corpus script (a fault block inserted, a step dropped, a wait stretched,
-the network roughened: ``Scenario.mutate``), favouring rare finds; the rest keep
-sampling.
+as in model-guided fuzzing). A run that reached a state no earlier run knew of joins
+the *corpus*; a share ``MUTATE_SHARE`` of the runs are no longer generated from their
+own seed but are a mutation of a corpus script (a fault block inserted, a step
+dropped, a wait stretched, the network roughened: ``Scenario.mutate``), favouring
+rare finds; the rest keep sampling.
+
+A campaign's chunks run in parallel, so they cannot learn from each other as they
+go; the campaign runs them in *waves* (``CampaignSpec.search_waves``, 4 by default)
+instead: a chunk starts from what every chunk of the earlier waves learnt (their
+corpus and state counts, ``SearchState``, committed beside their verdicts), and a
+chunk of the first wave samples ``WARMUP_RUNS`` runs before it mutates.
 
 Everything stays reproducible from seeds: a mutated run records its lineage
 (``RunConfig.origin``: the seeds of its ancestors) and ``campaign.script_for`` rebuilds
 its script from them; a chunk rerun (``--resume``) makes the same choices because they
-depend only on its seeds and its runs' results.
+depend only on its seeds, its runs' results and what the earlier waves committed.
 """
 from __future__ import annotations
 
@@ -27,7 +32,7 @@ import attrs
 from results.runresult import RunConfig, RunResult
 from results.schema import ABSTRACT_STATE
 
-WARMUP_RUNS = 4  # runs of a chunk that only sample, before the search mutates
+WARMUP_RUNS = 4  # runs of a chunk that only sample, before the search mutates (first wave)
 MUTATE_SHARE = 0.8  # share of the later runs that mutate a corpus script
 
 
@@ -36,18 +41,58 @@ def reached(result: RunResult) -> set[str]:
     return {c.outcome for c in result.coverage if c.procedure == ABSTRACT_STATE}
 
 
-def searched(configs: Iterable[RunConfig], run: Callable[[RunConfig], RunResult],
-             can_mutate: bool = True) -> Iterator[RunResult]:
-    """Run ``configs`` in order, replacing a share of them (after a warm-up) by
-    mutations of runs that reached new abstract states.
+@attrs.define
+class SearchState:
+    """What a search knows: its corpus (runs that reached abstract states no run before
+    them had, with the states they reached) and how many runs reached each state."""
 
-    A parent is drawn with a weight that favours rare finds (AFL's energy): the sum, over
-    the states it reached, of one over how many runs of the chunk reached each."""
-    hits: Counter = Counter()  # abstract state -> runs of the chunk that reached it
-    corpus: list[tuple[RunConfig, frozenset[str]]] = []
+    corpus: list[tuple[RunConfig, frozenset[str]]] = attrs.Factory(list)
+    hits: Counter = attrs.Factory(Counter)
+
+    def merge(self, other: "SearchState") -> "SearchState":
+        return SearchState(self.corpus + other.corpus, self.hits + other.hits)
+
+    def to_json(self) -> dict:
+        """A JSON document: states by index, each corpus entry by what a mutation keeps
+        of its parent (seed, lineage, group size, fault mix)."""
+        names = sorted(set(self.hits).union(*(states for _, states in self.corpus)))
+        index = {s: i for i, s in enumerate(names)}
+        return {
+            "states": names,
+            "hits": [[index[s], n] for s, n in sorted(self.hits.items())],
+            "corpus": [{"seed": c.seed, "origin": list(c.origin), "group_size": c.group_size,
+                        "fault_mix": c.fault_mix, "states": sorted(index[s] for s in states)}
+                       for c, states in self.corpus],
+        }
+
+    @classmethod
+    def from_json(cls, doc: dict, template: RunConfig) -> "SearchState":
+        """Inverse of ``to_json``; corpus configs are ``template`` with each entry's fields."""
+        names = doc["states"]
+        corpus = [(attrs.evolve(template, seed=e["seed"], origin=tuple(e["origin"]), group_size=e["group_size"],
+                                fault_mix=e["fault_mix"]), frozenset(names[i] for i in e["states"]))
+                  for e in doc["corpus"]]
+        return cls(corpus, Counter({names[i]: n for i, n in doc["hits"]}))
+
+
+def searched(configs: Iterable[RunConfig], run: Callable[[RunConfig], RunResult],
+             can_mutate: bool = True, known: SearchState | None = None,
+             learnt: SearchState | None = None) -> Iterator[RunResult]:
+    """Run ``configs`` in order, replacing a share of them by mutations of runs that
+    reached new abstract states.
+
+    ``known``: what earlier waves of the campaign learnt (their corpus and hits; then
+    the search mutates from the first run), else it samples ``WARMUP_RUNS`` runs first.
+    ``learnt`` receives what these runs add (their corpus entries and hits), for later
+    waves. A parent is drawn with a weight that favours rare finds (AFL's energy): the
+    sum, over the states it reached, of one over how many runs reached each."""
+    known = known or SearchState()
+    learnt = learnt if learnt is not None else SearchState()
+    hits: Counter = Counter(known.hits)  # abstract state -> runs that reached it
+    corpus = list(known.corpus)
     for k, config in enumerate(configs):
         rng = random.Random(f"{config.seed}:search")
-        if can_mutate and corpus and k >= WARMUP_RUNS and rng.random() < MUTATE_SHARE:
+        if can_mutate and corpus and (k >= WARMUP_RUNS or known.corpus) and rng.random() < MUTATE_SHARE:
             weights = [sum(1.0 / hits[s] for s in states) for _, states in corpus]
             parent = rng.choices([c for c, _ in corpus], weights)[0]
             config = attrs.evolve(config, group_size=parent.group_size, fault_mix=parent.fault_mix,
@@ -56,5 +101,7 @@ def searched(configs: Iterable[RunConfig], run: Callable[[RunConfig], RunResult]
         states = frozenset(reached(result))
         if states - hits.keys():
             corpus.append((result.config, states))
+            learnt.corpus.append((result.config, states))
         hits.update(states)
+        learnt.hits.update(states)
         yield result

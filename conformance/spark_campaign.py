@@ -27,7 +27,7 @@ from conformance.faults import DEFAULT_FAULT_MIXES, check_fault_mixes
 from conformance.fingerprint import describe_adapter
 from conformance.scenarios.registry import get_scenario
 from conformance.script import parse_script
-from conformance.search import searched
+from conformance.search import SearchState, searched
 from conformance.targets import rmqha_version
 from results import io
 from results.errors import ResultsError
@@ -36,6 +36,9 @@ from results.schema import COUNTEREXAMPLE_KEY, SCHEMAS, TABLES, flatten, keyed_c
 from results.spark import is_local, ship_packages, spark_session
 from spec.dledger.profiles import PROFILES
 from spec.invariants.dledger import INVARIANTS, known_profile_difference
+
+
+SEARCH_WAVES = 4
 
 
 @attrs.frozen(slots=True)
@@ -55,6 +58,8 @@ class CampaignSpec:
     shrink_seconds: float = DEFAULT_SHRINK.seconds
     # steer by abstract-state coverage (conformance/search.py); False: sample only
     search: bool = True
+    # the search's waves: a chunk learns from every chunk of the earlier waves
+    search_waves: int = SEARCH_WAVES
 
     @property
     def shrink_budget(self) -> ShrinkBudget:
@@ -67,6 +72,7 @@ class CampaignSpec:
     def from_json(cls, d: dict) -> "CampaignSpec":
         fields = {f.name for f in attrs.fields(cls)}
         kw = {k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items() if k in fields}
+        kw.setdefault("search_waves", 1)  # a campaign begun before waves searched chunk by chunk
         return cls(**kw)
 
 
@@ -89,6 +95,45 @@ def plan_chunks(spec: CampaignSpec) -> list[Chunk]:
             end = min(start + spec.chunk_size, spec.first_seed + spec.runs)
             chunks.append(Chunk(f"a{a:02d}-s{start:09d}", adapter, start, end))
     return chunks
+
+
+def plan_waves(spec: CampaignSpec) -> list[list[Chunk]]:
+    """The chunks in the order the search needs: wave by wave (``search_waves`` of them;
+    one when the campaign only samples), each adapter's chunks spread evenly over the
+    waves in seed order. The chunks of a wave run in parallel; a wave starts once the
+    earlier ones are committed."""
+    chunks = plan_chunks(spec)
+    count = spec.search_waves if spec.search else 1
+    waves: list[list[Chunk]] = [[] for _ in range(count)]
+    for adapter in spec.adapters:
+        mine = [c for c in chunks if c.adapter == adapter]
+        for i, chunk in enumerate(mine):
+            waves[i * count // len(mine)].append(chunk)
+    return [w for w in waves if w]
+
+
+def known_before(out: Path, spec: CampaignSpec, chunk: Chunk) -> SearchState | None:
+    """What the search of the waves before ``chunk``'s learnt, for chunk's adapter (None
+    for a chunk of the first wave, or a campaign that only samples)."""
+    if not spec.search:
+        return None
+    earlier: list[Chunk] = []
+    for wave in plan_waves(spec):
+        if chunk in wave:
+            break
+        earlier += [c for c in wave if c.adapter == chunk.adapter]
+    if not earlier:
+        return None
+    template = next(iter(chunk_configs(spec, chunk)))
+    known = SearchState()
+    for c in earlier:
+        doc = io.read_search_state(out, c.id)
+        try:
+            known = known.merge(SearchState.from_json(doc, template))
+        except (KeyError, IndexError, TypeError, ValueError):
+            raise ResultsError(f"{out}: what chunk {c.id}'s search learnt is malformed "
+                               f"({io.SEARCH}/{c.id}.json)") from None
+    return known
 
 
 def chunk_configs(spec: CampaignSpec, chunk: Chunk) -> Iterator[RunConfig]:
@@ -123,9 +168,10 @@ def _error_result(config: RunConfig, message: str) -> RunResult:
     )
 
 
-def run_chunk(spec: CampaignSpec, chunk: Chunk, run_fn: Callable[[RunConfig], RunResult] = run_one) -> list[RunResult]:
-    """Run every seed of a chunk (searching, unless the spec says sample only); a run
-    that raises becomes an ``error`` result."""
+def run_chunk(spec: CampaignSpec, chunk: Chunk, run_fn: Callable[[RunConfig], RunResult] = run_one,
+              known: SearchState | None = None, learnt: SearchState | None = None) -> list[RunResult]:
+    """Run every seed of a chunk (searching from ``known``, into ``learnt``, unless the
+    spec says sample only); a run that raises becomes an ``error`` result."""
 
     def run(config: RunConfig) -> RunResult:
         try:
@@ -138,15 +184,21 @@ def run_chunk(spec: CampaignSpec, chunk: Chunk, run_fn: Callable[[RunConfig], Ru
     configs = chunk_configs(spec, chunk)
     if not spec.search:
         return [run(c) for c in configs]
-    return list(searched(configs, run, can_mutate=get_scenario(spec.scenario).mutate is not None))
+    return list(searched(configs, run, can_mutate=get_scenario(spec.scenario).mutate is not None, known=known,
+                         learnt=learnt))
 
 
-def execute_and_commit(out: str, spec: CampaignSpec, chunk: Chunk, run_fn=run_one) -> dict:
-    """Run a chunk and commit its verdicts, each failure with its unshrunk
-    counterexample (the script cut after the violating step). Shrinking waits until
-    the campaign has every verdict (``shrink_campaign``)."""
+def execute_and_commit(out: str, spec: CampaignSpec, chunk: Chunk, run_fn=run_one,
+                       known: SearchState | None = None) -> dict:
+    """Run a chunk (its search starting from ``known``: ``known_before``) and commit its
+    verdicts, each failure with its unshrunk counterexample (the script cut after the
+    violating step), after what its search learnt. Shrinking waits until the campaign
+    has every verdict (``shrink_campaign``)."""
     started = time.perf_counter()
-    results = run_chunk(spec, chunk, run_fn)
+    learnt = SearchState()
+    results = run_chunk(spec, chunk, run_fn, known, learnt)
+    if spec.search:
+        io.write_search_state(Path(out), chunk.id, learnt.to_json())
     io.commit_chunk(Path(out), chunk.id, flatten(results))
     verdicts = [r.verdict for r in results]
     return {
@@ -361,9 +413,12 @@ def run_campaign(
 
     started = time.perf_counter()
     try:
+        left = {c.id for c in todo}
+        waves = [[c for c in wave if c.id in left] for wave in plan_waves(spec)]
         if master is None:
-            for chunk in todo:
-                account(execute_and_commit(str(out), spec, chunk, run_fn))
+            for wave in waves:
+                for chunk in wave:
+                    account(execute_and_commit(str(out), spec, chunk, run_fn, known_before(out, spec, chunk)))
         else:
             # the bar's clock starts once Spark is up: its rate and ETA are the campaign's;
             # until then it says what is happening (a JVM start takes seconds to a minute)
@@ -373,7 +428,7 @@ def run_campaign(
                 bar.set_postfix_str("")
                 bar.reset(total=total)
 
-            _run_on_spark(out, spec, todo, master, run_fn, account, started=spark_up)
+            _run_on_spark(out, spec, [w for w in waves if w], master, run_fn, account, started=spark_up)
         # once every verdict is committed (in this process: the driver, under Spark)
         summary["shrunk"] = shrink_campaign(out, spec, note=lambda text: bar.set_postfix_str(text))
     finally:
@@ -406,10 +461,10 @@ STATUS_SCHEMA = pa.schema([("chunk", pa.string()), ("runs", pa.int64()), ("fail"
                            ("error", pa.int64()), ("seconds", pa.float64()), ("user_error", pa.string())])
 
 
-def chunk_task(out: str, spec: CampaignSpec, chunk: Chunk, run_fn) -> dict:
+def chunk_task(out: str, spec: CampaignSpec, chunk: Chunk, run_fn, known: SearchState | None = None) -> dict:
     """What an executor does with one chunk; bad input travels back as data, not a crash."""
     try:
-        return {**execute_and_commit(out, spec, chunk, run_fn), "user_error": None}
+        return {**execute_and_commit(out, spec, chunk, run_fn, known), "user_error": None}
     except (UserError, ResultsError) as exc:  # re-raised by the driver as the one-line error it is
         return {"chunk": chunk.id, "runs": 0, "fail": 0, "error": 0, "seconds": 0.0, "user_error": str(exc)}
 
@@ -443,14 +498,23 @@ def _new_markers(out: Path, wanted: dict, seen: set[str]) -> list[dict]:
     return fresh
 
 
-def _run_on_spark(out: Path, spec: CampaignSpec, todo: list[Chunk], master: str, run_fn, account,
+def _run_on_spark(out: Path, spec: CampaignSpec, waves: list[list[Chunk]], master: str, run_fn, account,
                   started: Callable[[], object] = lambda: None) -> None:
-    """One Spark job, one partition per chunk; progress comes from the commit markers.
+    """A Spark job per wave of the search (one for a campaign that only samples), one
+    partition per chunk; progress comes from the commit markers.
 
-    A single job keeps every core busy until the last chunk (waves of jobs would idle
-    cores at each barrier); the executors commit chunks as they finish, so the driver
-    follows progress by watching the markers appear.
+    A job keeps every core busy until its last chunk; the executors commit chunks as
+    they finish, so the driver follows progress by watching the markers appear. A wave
+    waits for the earlier ones: its chunks start from what those learnt.
     """
+    for wave in waves:
+        known = {c.id: known_before(out, spec, c) for c in wave}
+        _run_job_on_spark(out, spec, wave, known, master, run_fn, account, started)
+        started = lambda: None  # noqa: E731 - once, when the first job starts
+
+
+def _run_job_on_spark(out: Path, spec: CampaignSpec, todo: list[Chunk], known: dict, master: str, run_fn, account,
+                      started: Callable[[], object]) -> None:
     import threading
 
 
@@ -465,7 +529,7 @@ def _run_on_spark(out: Path, spec: CampaignSpec, todo: list[Chunk], master: str,
     def work(batches):
         for batch in batches:
             for chunk_id in batch.column("chunk").to_pylist():
-                status = chunk_task(out_str, spec, by_id[chunk_id], run_fn)
+                status = chunk_task(out_str, spec, by_id[chunk_id], run_fn, known[chunk_id])
                 yield pa.RecordBatch.from_pylist([status], schema=STATUS_SCHEMA)
 
     rdd = spark.sparkContext.parallelize([(c.id,) for c in todo], len(todo))

@@ -48,6 +48,31 @@ def _write_json_atomic(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
+SEARCH = "search"
+
+
+def write_search_state(out: Path, chunk: str, state: dict) -> None:
+    """What a chunk's search learnt (conformance/search.py ``SearchState.to_json``), for
+    the later waves of its campaign; written before the chunk's marker, so a committed
+    chunk always has it."""
+    _write_json_atomic(Path(out) / SEARCH / f"{chunk}.json", state)
+
+
+def read_search_state(out: Path, chunk: str) -> dict:
+    path = Path(out) / SEARCH / f"{chunk}.json"
+    try:
+        with open(path, encoding="utf-8") as f:
+            state = json.load(f)
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: missing: chunk {chunk} is committed but what its search learnt is not "
+                           f"(results of another rmqha version?)") from None
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ResultsError(f"{path}: unreadable ({exc})".splitlines()[0]) from None
+    if not isinstance(state, dict) or not {"states", "hits", "corpus"} <= state.keys():
+        raise ResultsError(f"{path}: not a search state (states, hits, corpus)")
+    return state
+
+
 def write_manifest(out: Path, manifest: dict) -> None:
     _write_json_atomic(Path(out) / MANIFEST, {**manifest, "schema_version": SCHEMA_VERSION})
 

@@ -12,7 +12,10 @@ from conformance.campaign import run_one, script_for
 from conformance.faults import DEFAULT_FAULT_MIXES
 from conformance.scenarios.registry import SCENARIOS, get_scenario
 from conformance.script import parse_script
-from conformance.search import MUTATE_SHARE, WARMUP_RUNS, reached, searched
+from conformance.search import MUTATE_SHARE, WARMUP_RUNS, SearchState, reached, searched
+from conformance.spark_campaign import CampaignSpec, plan_chunks, plan_waves, run_campaign
+from results import io
+from results.errors import ResultsError
 from results.runresult import RunConfig
 
 SEARCHING = sorted(name for name, sc in SCENARIOS.items() if sc.mutate is not None)
@@ -84,3 +87,79 @@ def test_searched_mutates_after_the_warm_up_and_favours_new_states():
     # without mutation (a scenario that has none), the configs run as given
     plain = list(searched(configs[:5], run_one, can_mutate=False))
     assert [r.config for r in plain] == configs[:5]
+
+
+# ---------------------------------------------------------------- waves: the campaign's search
+
+
+def _campaign(name: str, runs: int = 8, **kw) -> CampaignSpec:
+    settings = {"group_sizes": (3,), "fault_mixes": ("partition",), "duration_ms": 3000, "chunk_size": 2,
+                "search_waves": 2, "shrink_replays": 0, "shrink_seconds": 0.0, **kw}
+    return CampaignSpec(name, "dledger", ("reference",), runs=runs, **settings)
+
+
+def test_waves_spread_each_adapters_chunks_in_seed_order():
+    spec = CampaignSpec("w", "dledger", ("reference", "mutant:double-vote"), runs=10, chunk_size=2, search_waves=4)
+    waves = plan_waves(spec)
+    assert [[c.id for c in w] for w in waves] == [
+        ["a00-s000000000", "a00-s000000002", "a01-s000000000", "a01-s000000002"],
+        ["a00-s000000004", "a01-s000000004"], ["a00-s000000006", "a01-s000000006"],
+        ["a00-s000000008", "a01-s000000008"]]
+    assert sorted(c.id for w in waves for c in w) == sorted(c.id for c in plan_chunks(spec))
+    assert len(plan_waves(attrs.evolve(spec, search=False))) == 1  # sampling needs no order
+    assert len(plan_waves(attrs.evolve(spec, runs=2))) == 1  # fewer chunks than waves
+    # a campaign begun before waves (its manifest does not say) keeps searching chunk by chunk
+    old = spec.to_json()
+    del old["search_waves"]
+    assert CampaignSpec.from_json(old).search_waves == 1
+
+
+def test_a_later_wave_mutates_what_the_earlier_waves_found(tmp_path):
+    run_campaign(tmp_path / "c", _campaign("c"), master=None, progress=False)
+    runs = {r["seed"]: r for r in io.read_table(tmp_path / "c", "runs").to_pylist()}
+    assert sorted(runs) == list(range(8))
+    first_wave = {0, 1, 2, 3}
+    # a chunk of the second wave starts from the first wave's corpus: no warm-up, and
+    # its mutations descend from runs of other chunks
+    late = [r for s, r in runs.items() if s not in first_wave and r["origin"]]
+    assert late, "the second wave mutated nothing"
+    assert any(int(r["origin"].split(">")[0]) in first_wave for r in late)
+    for chunk in io.committed_chunks(tmp_path / "c"):
+        state = SearchState.from_json(io.read_search_state(tmp_path / "c", chunk), config("dledger", 0))
+        assert state.hits  # every committed chunk has what its search learnt
+
+
+def test_a_resumed_campaign_searches_as_an_uninterrupted_one(tmp_path):
+    whole = tmp_path / "whole"
+    run_campaign(whole, _campaign("c"), master=None, progress=False)
+
+    def dies_in_the_second_wave(config):
+        if config.seed == 5:
+            raise KeyboardInterrupt
+        return run_one(config)
+
+    cut = tmp_path / "cut"
+    with pytest.raises(KeyboardInterrupt):
+        run_campaign(cut, _campaign("c"), master=None, progress=False, run_fn=dies_in_the_second_wave)
+    run_campaign(cut, None, master=None, resume=True, progress=False)
+    pick = lambda out: sorted((r["seed"], r["origin"], r["verdict"], r["steps"])  # noqa: E731
+                              for r in io.read_table(out, "runs").to_pylist())
+    assert pick(cut) == pick(whole)
+
+
+def test_a_damaged_search_state_is_a_one_line_error(tmp_path):
+    out = tmp_path / "c"
+
+    def dies_in_the_second_wave(config):
+        if config.seed == 4:
+            raise KeyboardInterrupt
+        return run_one(config)
+
+    with pytest.raises(KeyboardInterrupt):
+        run_campaign(out, _campaign("c"), master=None, progress=False, run_fn=dies_in_the_second_wave)
+    (out / io.SEARCH / "a00-s000000000.json").write_text('{"states": [], "hits": [[3, 1]], "corpus": []}')
+    with pytest.raises(ResultsError, match="a00-s000000000.*malformed"):
+        run_campaign(out, None, master=None, resume=True, progress=False)
+    (out / io.SEARCH / "a00-s000000000.json").unlink()
+    with pytest.raises(ResultsError, match="missing"):
+        run_campaign(out, None, master=None, resume=True, progress=False)
