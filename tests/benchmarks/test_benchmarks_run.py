@@ -47,3 +47,13 @@ def test_adapter_overhead_prints_both_targets():
     out = run("benchmarks/adapter_overhead.py", "--seconds", "0.1")
     assert "Java shim over stdio" in out and "Java shim through JPype" in out
     assert "20,000" in out and "50,000" in out
+
+
+def test_search_coverage_prints_its_target():
+    out = run("benchmarks/search_coverage.py", "--runs", "4", "--chunk-size", "1", "--waves", "2")
+    assert "search / sampling:" in out and "target 2.0x" in out and "per CPU-second" in out and "load average" in out
+
+
+def test_shrinking_prints_both_targets():
+    out = run("benchmarks/shrinking.py", "--seeds", "2", "--runs", "4", "--adapter", "mutant:double-vote")
+    assert "target median <= 5 s" in out and "failing / passing:" in out and "target <= 2x" in out
