@@ -22,7 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from conformance.scenarios.registry import get_scenario  # noqa: E402
-from conformance.spark_campaign import SEARCH_WAVES, CampaignSpec, run_campaign  # noqa: E402
+from conformance.search import SEARCH_WAVES  # noqa: E402
+from conformance.spark_campaign import CampaignSpec, run_campaign  # noqa: E402
 from results import io  # noqa: E402
 from results.schema import ABSTRACT_STATE  # noqa: E402
 

@@ -34,6 +34,7 @@ from results.schema import ABSTRACT_STATE
 
 WARMUP_RUNS = 4  # runs of a chunk that only sample, before the search mutates (first wave)
 MUTATE_SHARE = 0.8  # share of the later runs that mutate a corpus script
+SEARCH_WAVES = 4  # a campaign's chunks run in this many waves, each learning from the earlier
 
 
 def reached(result: RunResult) -> set[str]:

@@ -27,7 +27,7 @@ from conformance.faults import DEFAULT_FAULT_MIXES, check_fault_mixes
 from conformance.fingerprint import describe_adapter
 from conformance.scenarios.registry import get_scenario
 from conformance.script import parse_script
-from conformance.search import SearchState, searched
+from conformance.search import SEARCH_WAVES, SearchState, searched
 from conformance.targets import rmqha_version
 from results import io
 from results.errors import ResultsError
@@ -36,9 +36,6 @@ from results.schema import COUNTEREXAMPLE_KEY, SCHEMAS, TABLES, flatten, keyed_c
 from results.spark import is_local, ship_packages, spark_session
 from spec.dledger.profiles import PROFILES
 from spec.invariants.dledger import INVARIANTS, known_profile_difference
-
-
-SEARCH_WAVES = 4
 
 
 @attrs.frozen(slots=True)

@@ -160,7 +160,10 @@ def _flags(spec: dict[str, Any], **override: Any) -> list[str]:
     """``--flag value`` pairs of a campaign's settings (``override`` replaces some; None drops one).
     Settings this version does not know are shown as ``--name value`` in the same style."""
     words = []
-    for key, value in {**spec, **override}.items():
+    spec = {**spec, **override}
+    replays, seconds = spec.pop("shrink_replays", None), spec.pop("shrink_seconds", None)
+    search = spec.pop("search", None)
+    for key, value in spec.items():
         if key == "campaign" or value is None or value is False:
             continue
         flag = _FLAGS.get(key, "--" + key.replace("_", "-"))
@@ -169,6 +172,10 @@ def _flags(spec: dict[str, Any], **override: Any) -> list[str]:
             continue
         for v in value if isinstance(value, (list, tuple)) else [value]:
             words.append(f"{flag} {shlex.quote(str(v))}")
+    if replays is not None and seconds is not None:  # the budget is one flag, off is another
+        words.append("--no-shrink" if not (replays > 0 and seconds > 0) else f"--shrink-budget {replays}/{seconds:g}")
+    if search is False:
+        words.append("--no-search")
     return words
 
 

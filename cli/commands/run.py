@@ -11,6 +11,7 @@ from conformance.errors import NotApplicable, UserError
 from conformance.targets import check_applicable, combine_adapter_args
 from conformance.faults import DEFAULT_FAULT_MIXES
 from conformance.scenarios.registry import SCENARIOS, get_scenario
+from conformance.search import SEARCH_WAVES
 from results.spark import DEFAULT_MASTER
 
 DEFAULTS = {"runs": 200, "out": "rmqha-results"}
@@ -43,8 +44,11 @@ def add_campaign_arguments(p) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_shrink_arguments(p)
     p.add_argument("--no-search", action="store_true",
-                   help="sample every run from its seed; by default about half the runs after a chunk's first "
-                        "few mutate runs that reached new abstract protocol states (docs/scenarios.md)")
+                   help="sample every run from its seed; by default 80%% of the runs mutate runs that reached new "
+                        "abstract protocol states (docs/scenarios.md)")
+    p.add_argument("--search-waves", type=POSITIVE, default=SEARCH_WAVES, metavar="N",
+                   help="the search runs the chunks in N waves, each starting from what the earlier ones found "
+                        "(default: %(default)s; 1: every chunk searches alone, all in parallel)")
 
 
 def add_shrink_arguments(p) -> None:
@@ -129,6 +133,7 @@ def campaign_spec_from(args):
         shrink_replays=budget.replays,
         shrink_seconds=budget.seconds,
         search=not args.no_search,
+        search_waves=args.search_waves,
     )
 
 

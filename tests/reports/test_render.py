@@ -3,7 +3,12 @@ incomplete-campaign notice, and the report directory's atomic, careful replaceme
 import json
 import shlex
 
+import attrs
 import pytest
+
+from cli.commands.run import campaign_spec_from
+from cli.main import build_parser
+from conformance.spark_campaign import CampaignSpec
 
 from reports import render as render_module
 from reports.errors import ReportError
@@ -250,3 +255,18 @@ def test_the_report_says_how_long_a_failing_run_was_judged(data, tmp_path):
     data["manifest"]["halt_after_violation_ms"] = 2000
     md = (render(data, tmp_path / "new") / "report.md").read_text()
     assert "A run stops 2 simulated seconds after its first violation" in md
+
+
+@pytest.mark.parametrize("settings", [{}, {"search": False}, {"shrink_replays": 0, "shrink_seconds": 0.0},
+                                      {"shrink_replays": 7, "shrink_seconds": 2.5}, {"search_waves": 1},
+                                      {"profile": "dledger-0.2", "first_seed": 40}])
+def test_the_commands_a_report_prints_are_the_campaigns_own(settings):
+    spec = CampaignSpec("c", "dledger", ("reference",), runs=10, chunk_size=5, **settings)
+    command = render_module.settings_command(spec.to_json())
+    argv = shlex.split(command.replace("\\\n", " "))
+    assert argv[:2] == ["rmqha", "run"]
+    rebuilt = campaign_spec_from(build_parser().parse_args(argv[1:]))
+    assert attrs.evolve(rebuilt, campaign="c") == spec  # the same campaign, setting for setting
+    rerun = render_module.rerun_command(spec.to_json(), "reference", 3, {"working_directory": None})
+    args = build_parser().parse_args(shlex.split(rerun[rerun.index("rmqha run"):])[1:])
+    assert (args.runs, args.seed, args.no_spark) == (1, 3, True)
