@@ -17,6 +17,7 @@ import os
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -37,7 +38,7 @@ def load() -> str:
 def campaign(search: bool, args) -> tuple[set[str], float, float, list[int]]:
     """A campaign as ``rmqha run --no-spark`` runs it (chunks, the search's waves);
     the states it reached, its wall and CPU seconds, and the states known after each
-    chunk, in seed order."""
+    seed (the coverage table says which seed of a chunk first reached a state)."""
     spec = CampaignSpec("bench", args.scenario, (args.adapter,), runs=args.runs, chunk_size=args.chunk_size,
                         group_sizes=get_scenario(args.scenario).group_sizes, search=search,
                         search_waves=args.waves, shrink_replays=0, shrink_seconds=0.0)
@@ -46,15 +47,16 @@ def campaign(search: bool, args) -> tuple[set[str], float, float, list[int]]:
         run_campaign(Path(tmp) / "c", spec, master=None, progress=False)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         rows = io.read_table(Path(tmp) / "c", "coverage").to_pylist()
-    by_chunk: dict[int, set[str]] = {}
+    first_seen: dict[str, int] = {}  # state -> the first seed whose run reached it
     for r in rows:
         if r["procedure"] == ABSTRACT_STATE:
-            by_chunk.setdefault(r["first_seed"], set()).add(r["outcome"])
-    states: set[str] = set()
-    growth = []
-    for first in sorted(by_chunk):
-        states |= by_chunk[first]
-        growth += [len(states)] * args.chunk_size
+            first_seen[r["outcome"]] = min(first_seen.get(r["outcome"], r["first_seed"]), r["first_seed"])
+    states = set(first_seen)
+    by_seed = Counter(first_seen.values())
+    growth, known = [], 0
+    for seed in range(args.runs):
+        known += by_seed.get(seed, 0)
+        growth.append(known)
     return states, wall, cpu, growth[: args.runs]
 
 
