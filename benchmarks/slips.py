@@ -4,8 +4,8 @@ tests/fixtures/js/dledger_node.js is a DLedger node written in JavaScript from t
 protocol's semantics, with plausible single slips (``--slip NAME``: the kind a port makes
 in vote counting, log appends, truncation, the commit watermark, durability or the
 lease). For the correct node and each slip, this runs the default check's campaign
-(``rmqha check``'s settings: its runs, seeds, group sizes, fault mixes and search) in its
-order, stops at the first failing run (the campaign's verdict is then *not conformant*
+(``rmqha check``'s settings: its runs, seeds, group sizes, fault mixes and search, wave
+after wave) in its order, stops at the first failing run (the campaign's verdict is then *not conformant*
 whatever the later runs say), and shrinks that failure with the default budget. Prints,
 per slip, the run that caught it and the property, the CPU seconds to get there (this
 process's and the implementation's), and the shrink's time against the target (median <=
@@ -34,8 +34,8 @@ from cli.commands import run as run_command  # noqa: E402
 from cli.main import build_parser  # noqa: E402
 from conformance.campaign import DEFAULT_SHRINK, run_one, shrink_result  # noqa: E402
 from conformance.scenarios.registry import get_scenario  # noqa: E402
-from conformance.search import searched  # noqa: E402
-from conformance.spark_campaign import chunk_configs, plan_chunks  # noqa: E402
+from conformance.search import SearchState, searched  # noqa: E402
+from conformance.spark_campaign import chunk_configs, earlier_chunks, plan_waves  # noqa: E402
 
 NODE = ROOT / "tests" / "fixtures" / "js" / "dledger_node.js"
 TARGET_SHRINK_MEDIAN_S = 5.0
@@ -65,9 +65,15 @@ def first_failure(adapter: str, runs: int):
     scenario = get_scenario(spec.scenario)
     cpu = cpu_seconds()
     taken = 0
-    for chunk in plan_chunks(spec):
+    learnt: dict[str, SearchState] = {}  # chunk -> what its search learnt (the campaign commits it)
+    for chunk in (c for wave in plan_waves(spec) for c in wave):
         configs = chunk_configs(spec, chunk)
-        results = searched(configs, run_one, scenario.mutate is not None) if spec.search else map(run_one, configs)
+        known = SearchState()
+        for c in earlier_chunks(spec, chunk):
+            known = known.merge(learnt[c.id])
+        learnt[chunk.id] = SearchState()
+        results = (searched(configs, run_one, scenario.mutate is not None, known, learnt[chunk.id]) if spec.search
+                   else map(run_one, configs))
         for result in results:
             taken += 1
             if result.verdict == "error":

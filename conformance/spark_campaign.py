@@ -109,16 +109,23 @@ def plan_waves(spec: CampaignSpec) -> list[list[Chunk]]:
     return [w for w in waves if w]
 
 
-def known_before(out: Path, spec: CampaignSpec, chunk: Chunk) -> SearchState | None:
-    """What the search of the waves before ``chunk``'s learnt, for chunk's adapter (None
-    for a chunk of the first wave, or a campaign that only samples)."""
+def earlier_chunks(spec: CampaignSpec, chunk: Chunk) -> list[Chunk]:
+    """The chunks of ``chunk``'s adapter in the waves before its own: what its search
+    starts from (none in the first wave, or when the campaign only samples)."""
     if not spec.search:
-        return None
+        return []
     earlier: list[Chunk] = []
     for wave in plan_waves(spec):
         if chunk in wave:
-            break
+            return earlier
         earlier += [c for c in wave if c.adapter == chunk.adapter]
+    return earlier
+
+
+def known_before(out: Path, spec: CampaignSpec, chunk: Chunk) -> SearchState | None:
+    """What the search of the waves before ``chunk``'s learnt, as committed in ``out``
+    (None for a chunk of the first wave, or a campaign that only samples)."""
+    earlier = earlier_chunks(spec, chunk)
     if not earlier:
         return None
     template = next(iter(chunk_configs(spec, chunk)))

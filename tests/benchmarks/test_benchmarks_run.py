@@ -57,3 +57,9 @@ def test_search_coverage_prints_its_target():
 def test_shrinking_prints_both_targets():
     out = run("benchmarks/shrinking.py", "--seeds", "2", "--runs", "4", "--adapter", "mutant:double-vote")
     assert "target median <= 5 s" in out and "failing / passing:" in out and "target <= 2x" in out
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_slips_prints_its_target():
+    out = run("benchmarks/slips.py", "--slip", "quorum-half", "--runs", "3")
+    assert "target median <= 5 s per CPU-second" in out and "caught 1 of 1 slips" in out and "load average" in out
