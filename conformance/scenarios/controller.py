@@ -788,13 +788,17 @@ def build_controller(script: Script, adapter: str, record_trace: bool = True):
 def mutate_controller_script(script: Script, config: RunConfig, rng: random.Random, fault_mixes: dict) -> Script:
     """A neighbour of ``script`` for the search (conformance/search.py): one to three edits
     of its fault phase (splice in a window of the fault phase of another seed's script of
-    the same settings, drop a step, stretch or shorten a wait, repeat a window); the
+    the same settings, drop a step, stretch or shorten a wait, repeat a window, or put a
+    window under a partition, a lossy network or a node's crash and restart); the
     opening (a master, a first write) and the healing suffix stay."""
     steps = list(script.steps)
     closing = _closing(steps)
     head, phase, suffix = steps[:3], steps[3:-closing], steps[-closing:]
+    nodes = list(script.nodes)
+    options = script.options
     for _ in range(rng.randint(1, 3)):
-        op = rng.choice(("splice", "splice", "extend", "drop", "stretch", "repeat"))
+        op = rng.choice(("splice", "splice", "extend", "drop", "stretch", "repeat", "cut", "lossy", "bounce",
+                         "options"))
         if op in ("splice", "extend"):
             donor = generate_controller_script(attrs.evolve(config, seed=rng.randrange(1 << 31), origin=()),
                                                fault_mixes).steps
@@ -815,4 +819,27 @@ def mutate_controller_script(script: Script, config: RunConfig, rng: random.Rand
             start = rng.randrange(len(phase))
             window = phase[start:start + rng.randint(1, 6)]
             phase[start:start] = window
-    return script.with_steps(head + phase + suffix)
+        elif op == "options":
+            # the same faults under another seed's configuration (acks, in-sync replicas,
+            # a learner, unclean elections, priorities)
+            options = generate_controller_script(attrs.evolve(config, seed=rng.randrange(1 << 31), origin=()),
+                                                 fault_mixes).options
+        elif op in ("cut", "lossy", "bounce"):
+            # what the run went through, again under another network or with a node
+            # down for a while: the abstract states of the same situations with
+            # another network condition, or a broker or controller missing
+            at = rng.randint(0, len(phase))
+            ms = str(rng.choice((500, 1500, 4000, 12000)))
+            if op == "cut":
+                fault = (Step("partition", tuple(rng.sample(nodes, rng.randint(1, 3)))) if rng.random() < 0.6
+                         else Step("block", tuple(rng.sample(nodes, 2))))
+                window = [fault, Step("run", (ms,)), Step("heal")]
+            elif op == "lossy":
+                window = [Step("net", ("1..60", f"drop={rng.choice(('0.02', '0.1', '0.3'))}",
+                                       f"dup={rng.choice(('0.05', '0.3'))}")), Step("run", (ms,)),
+                          Step("net", ("default",))]
+            else:
+                n = rng.choice(nodes)
+                window = [Step("crash", (n,)), Step("run", (ms,)), Step("restart", (n,))]
+            phase[at:at] = window
+    return attrs.evolve(script, options=options).with_steps(head + phase + suffix)
