@@ -30,12 +30,10 @@ def test_every_operation_has_arguments():
     assert set(ARGUMENTS) == set(OPERATIONS)
 
 
-@pytest.mark.parametrize("name", sorted(OPERATIONS))
-def test_operation_agrees_with_the_spec(implementation, name, known_departures, outcome_counts):
-    """Every answer agrees with the spec, or reproduces a known upstream departure, which is
-    reported by name at the end of the run (``conformance/departures.py``)."""
-    if not implementation.info.supports(name):
-        pytest.skip(f"not applicable: {implementation.info.implementation} does not implement {name}")
+def differential(implementation, name, on_departure=None, on_outcome=None) -> tuple[int, list[str]]:
+    """The differential test of one operation: the profile's examples split across its strata,
+    each answer compared with the spec's; an unexplained disagreement fails (AssertionError,
+    shrunk by Hypothesis). (inputs judged, reasons given for inputs answered ``unsupported``)."""
     judged, unsupported = [0], []
     profile = judged_profile(implementation, name)
     aims = strata(name)
@@ -50,13 +48,25 @@ def test_operation_agrees_with_the_spec(implementation, name, known_departures, 
                 unsupported.append(str(exc))
                 return
             judged[0] += 1
-            outcome_counts.record(name, outcome(name, args, OPERATIONS[name].spec(profile, **args)))
+            if on_outcome is not None:
+                on_outcome(name, outcome(name, args, OPERATIONS[name].spec(profile, **args)))
             if disagreement is not None:
                 assert disagreement.explained, disagreement.render()
-                known_departures.record(implementation.spec, name, disagreement)
+                if on_departure is not None:
+                    on_departure(implementation.spec, name, disagreement)
 
         agrees()
-    if not judged[0]:
+    return judged[0], unsupported
+
+
+@pytest.mark.parametrize("name", sorted(OPERATIONS))
+def test_operation_agrees_with_the_spec(implementation, name, known_departures, outcome_counts):
+    """Every answer agrees with the spec, or reproduces a known upstream departure, which is
+    reported by name at the end of the run (``conformance/departures.py``)."""
+    if not implementation.info.supports(name):
+        pytest.skip(f"not applicable: {implementation.info.implementation} does not implement {name}")
+    judged, unsupported = differential(implementation, name, known_departures.record, outcome_counts.record)
+    if not judged:
         pytest.skip(f"not applicable: {name} ({unsupported[0] if unsupported else 'no input judged'})")
 
 
