@@ -5,6 +5,12 @@ implementation's decision procedures (through its adapter) and to the spec under
 every profile, and lists, per procedure, the profiles whose answers it reproduces. A release whose
 profile is unknown is named by its fingerprint (for example 0.3.2, which combines
 H-B with G1 logs, shows ``heartbeat_round: dledger-0.4`` and ``log: dledger-0.1/0.2``).
+
+Every profile-dependent operation is probed (DLedger's, the controller's calls, the classic
+group's), with the differential tests' boundary-biased strata (DLedger's also with seeded
+cases of their own). An operation no profile changes cannot name a profile: it is judged
+against the spec and reported as "no profile variation" with its verdict
+(``variation_free``), never as a match.
 """
 from __future__ import annotations
 
@@ -19,7 +25,9 @@ from adapters.operations import OPERATIONS
 from adapters.protocol import Unsupported
 from conformance import round_inputs
 from conformance.scenarios.registry import get_scenario
+from conformance.handler_check import OperationVerdict, check_handlers, draw_samples
 from conformance.targets import resolve_targets, role_specs
+from spec.controller.rules import UnsupportedRequest
 from spec.dledger import candidate, heartbeat
 from spec.dledger.member_state import MemberView
 from spec.dledger.records import (
@@ -132,39 +140,79 @@ SHORT = {
     "dledger.heartbeat_round": "heartbeat round in time",
     TIME_ONLY_HEARTBEAT: "heartbeat timing alone",
     "dledger.candidate_round": "candidate round in time",
+    "controller.handle": "controller calls",
 }
 
 
-def fingerprint(adapter, samples: int = SAMPLES, progress=None) -> dict[str, list[str] | None]:
-    """Operation -> the profiles whose spec answers the adapter reproduces on every sample.
+# Every other operation whose answer depends on the profile (the controller's calls, the
+# classic group's profile-dependent procedures) is probed with the differential tests'
+# boundary-biased strata; so are the DLedger ones, on top of their seeded cases.
+PROFILED = tuple(sorted(name for name, op in OPERATIONS.items() if op.profiles and name not in INPUTS))
+# operations whose answer no profile changes: judged against the spec (one answer per input),
+# reported as such, never as a profile match
+VARIATION_FREE = tuple(sorted(name for name, op in OPERATIONS.items() if not op.profiles))
 
-    ``None`` for an operation the adapter does not implement (not applicable).
+
+def probes() -> tuple[str, ...]:
+    """Every probe the fingerprint takes, in the order it reports them."""
+    return tuple(INPUTS) + PROFILED
+
+
+def _samples(name: str, count: int) -> list[dict]:
+    """The probe's inputs: its seeded cases (DLedger) and the operation's strata."""
+    operation = PROBE_OPERATION.get(name, name)
+    drawn = []
+    if name in INPUTS:
+        rng = random.Random(f"fingerprint:{name}")
+        drawn = [INPUTS[name](rng) for _ in range(count)]
+    if name not in PROBE_OPERATION:
+        drawn += list(draw_samples(operation, count))
+    return drawn
+
+
+def _spec_answer(op, profile: str, args: dict):
+    try:
+        return op.canonical(op.spec(profile, **args))
+    except UnsupportedRequest:  # a call this profile's release does not have
+        return UnsupportedRequest
+
+
+def fingerprint(adapter, samples: int = SAMPLES, progress=None) -> dict[str, list[str] | None]:
+    """Probe -> the profiles whose spec answers the adapter reproduces on every sample judged.
+
+    ``None`` for an operation the adapter does not implement, or answers ``unsupported`` for
+    every input (not applicable: no sample judged).
     """
     matches: dict[str, list[str] | None] = {}
-    for name, make in INPUTS.items():
+    for name in probes():
         operation = PROBE_OPERATION.get(name, name)
         if operation not in adapter.info.operations:
             matches[name] = None
             continue
         op = OPERATIONS[operation]
         reg = codec.registry(op.namespace)
-        rng = random.Random(f"fingerprint:{name}")
-        candidates = list(op.profiles)
-        try:
-            for _ in range(samples):
-                args = make(rng)
+        candidates, judged = list(op.profiles), 0
+        for args in _samples(name, samples):
+            try:
                 raw = adapter.call(operation, {k: codec.encode(v) for k, v in args.items()})
-                got = op.canonical(codec.decode(raw, op.result, reg, "result"))
-                candidates = [p for p in candidates if op.canonical(op.spec(p, **args)) == got]
-                if not candidates:
-                    break
-        except Unsupported:
-            matches[name] = None
-            continue
-        matches[name] = candidates
+            except Unsupported:  # outside what the implementation drives
+                continue
+            judged += 1
+            got = op.canonical(codec.decode(raw, op.result, reg, "result"))
+            candidates = [p for p in candidates if _spec_answer(op, p, args) == got]
+            if not candidates:
+                break
+        matches[name] = candidates if judged else None
         if progress is not None:
             progress()
     return matches
+
+
+def variation_free(adapter, samples: int = SAMPLES, progress=None) -> list[OperationVerdict]:
+    """The operations no profile changes that the adapter offers: each judged against the
+    spec on the differential tests' strata (agrees, agrees but for known departures,
+    disagrees, error, not applicable)."""
+    return check_handlers(adapter, samples, progress, operations=VARIATION_FREE)
 
 
 def render(matches: dict) -> str:
@@ -176,7 +224,10 @@ def render(matches: dict) -> str:
         head, *rest = names
         return "/".join([head] + [n.replace("dledger-", "") for n in rest])
 
-    return "; ".join(f"{SHORT.get(op, op)}: {short(names)}" for op, names in matches.items())
+    # DLedger's probes all (a DLedger table) if the implementation answers any, the others where it does
+    dledger = any(names is not None for op, names in matches.items() if op in INPUTS)
+    return "; ".join(f"{SHORT.get(op, op)}: {short(names)}" for op, names in matches.items()
+                     if names is not None or (dledger and op in INPUTS))
 
 
 def describe_adapter(adapter: str, scenario: str, profile: str | None) -> dict:

@@ -1,14 +1,18 @@
 """``rmqha fingerprint --adapter SPEC``: which profile does each procedure match?
 
-Runs every handler-level DLedger operation the implementation offers on the same
-deterministic inputs against the spec under every profile, and prints, per procedure,
-the profiles it reproduces (for example ``handle_vote: dledger-0.2/0.4``). A procedure
-matching no profile is printed as ``no profile``: the implementation differs from every
-known release there (run the differential tests to see the first difference).
+Runs every handler-level operation the implementation offers on the same deterministic,
+boundary-biased inputs (the differential tests' strata, plus DLedger's seeded cases).
+An operation whose answer depends on the profile (DLedger's, the controller's calls, the
+classic group's profile-dependent procedures) is run against the spec under every
+profile, and the profiles it reproduces are printed (for example ``handle_vote:
+dledger-0.2/0.4``); one matching none is ``no profile``: it differs from every known
+release there (run the differential tests to see the first difference). An operation no
+profile changes (the epoch file, the broker's SyncStateSet checks, most classic
+procedures) is listed under "no profile variation" with its verdict against the spec,
+known upstream departures named, never as a match.
 
-An implementation that declares no DLedger operation (``jvm:rocketmq``, an epoch-file
-shim) gets, instead, the handler-level verdict of each operation it declares, under the
-profile it is judged against, known upstream departures named (as ``rmqha check`` does).
+Nothing to judge is an error (exit 2): an implementation with no handler-level operation
+in common with rmqha, or one that answers ``unsupported`` to every input.
 """
 from __future__ import annotations
 
@@ -30,47 +34,48 @@ def run(args) -> int:
     from tqdm import tqdm
 
     from adapters import resolve
-    from conformance.fingerprint import INPUTS, SHORT, fingerprint, render
+    from adapters.errors import NotApplicable
+    from adapters.operations import OPERATIONS
+    from conformance.fingerprint import INPUTS, PROBE_OPERATION, SHORT, VARIATION_FREE, fingerprint, probes, \
+        render, variation_free
 
     adapter = resolve(args.adapter)
     info = adapter.info
-    if not any(op.startswith("dledger.") for op in info.operations):
-        return _handler_level(args, adapter)
-    print(f"{args.adapter}: {info.implementation} {info.version}")
-    print(f"  {info.judged_against('dledger')}")
-    bar = tqdm(total=len(INPUTS), desc="fingerprint", unit="procedure", disable=args.quiet, file=sys.stderr)
-    matches = fingerprint(adapter, args.samples, progress=lambda: bar.update(1))
-    bar.close()
-    width = max(len(v) for v in SHORT.values())
-    for op, names in matches.items():
-        shown = "not applicable" if names is None else ("no profile" if not names else ", ".join(names))
-        print(f"  {SHORT[op]:{width}s}  {shown}")
-    print(render(matches))
-    judged = info.profiles.get("dledger")
-    answered = {op: names for op, names in matches.items() if names is not None}
-    if judged and answered:
-        differ = [SHORT[op] for op, names in answered.items() if judged not in names]
-        print(f"{judged}: " + (f"differs in {', '.join(differ)}" if differ
-                               else "reproduced by every procedure the implementation answers"))
-    return 0
-
-
-def _handler_level(args, adapter) -> int:
-    """An implementation without DLedger operations (``jvm:rocketmq``): each operation it declares,
-    judged under the profile it is judged against, known upstream departures named."""
-    from tqdm import tqdm
-
-    from conformance.handler_check import check_handlers
-
-    info = adapter.info
+    common = sorted(info.operations & set(OPERATIONS))
+    if not common:
+        raise NotApplicable(f"{args.adapter}: no handler-level operation in common with rmqha (it declares "
+                            f"{', '.join(sorted(info.operations)) or 'none'}): nothing to fingerprint")
     print(f"{args.adapter}: {info.implementation} {info.version}")
     for family in sorted(info.profiles):
         print(f"  {info.judged_against(family)}")
-    bar = tqdm(total=len(info.operations), desc="fingerprint", unit="operation", disable=args.quiet, file=sys.stderr)
-    verdicts = check_handlers(adapter, samples=min(args.samples, 200), progress=lambda: bar.update(1))
+    offered = [p for p in probes() if PROBE_OPERATION.get(p, p) in info.operations]
+    free = [name for name in VARIATION_FREE if name in info.operations]
+    bar = tqdm(total=len(probes()) + len(free), desc="fingerprint", unit="operation", disable=args.quiet,
+               file=sys.stderr)
+    matches = fingerprint(adapter, args.samples, progress=lambda: bar.update(1))
+    bar.update(len(probes()) - len(offered))
+    verdicts = variation_free(adapter, args.samples, progress=lambda: bar.update(1))
     bar.close()
-    width = max((len(v.operation) for v in verdicts), default=0)
-    for v in verdicts:
-        known = "; ".join(f"{label} x{n}" for label, n in sorted(v.departures.items()))
-        print(f"  {v.operation:{width}s}  {v.verdict}" + (f" ({known})" if known else ""))
+    dledger = any(op in INPUTS for op in offered)  # a DLedger table, its missing procedures not applicable
+    shown = {op: names for op, names in matches.items() if op in offered or (dledger and op in INPUTS)}
+    width = max([len(SHORT.get(op, op)) for op in shown] + [len(v.operation) for v in verdicts])
+    for op, names in shown.items():
+        text = "not applicable" if names is None else ("no profile" if not names else ", ".join(names))
+        print(f"  {SHORT.get(op, op):{width}s}  {text}")
+    if verdicts:
+        print("  no profile variation (judged against the spec):")
+        for v in verdicts:
+            known = "; ".join(f"{label} x{n}" for label, n in sorted(v.departures.items()))
+            print(f"  {v.operation:{width}s}  {v.verdict}" + (f" ({known})" if known else ""))
+    print(render(matches))
+    if not any(names is not None for names in matches.values()) and not any(v.judged for v in verdicts):
+        raise NotApplicable(f"{args.adapter} answered 'unsupported' to every input of every operation: "
+                            "no sample judged, nothing to fingerprint")
+    for family, judged in sorted(info.profiles.items()):
+        answered = {op: names for op, names in matches.items()
+                    if names is not None and OPERATIONS[PROBE_OPERATION.get(op, op)].namespace == family}
+        if answered:
+            differ = [SHORT.get(op, op) for op, names in answered.items() if judged not in names]
+            print(f"{judged}: " + (f"differs in {', '.join(differ)}" if differ
+                                   else "reproduced by every procedure the implementation answers"))
     return 0

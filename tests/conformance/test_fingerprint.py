@@ -8,7 +8,8 @@ from adapters import resolve
 from adapters.reference_server import ReferenceServer
 from adapters.transports import InProcessAdapter
 from cli.main import main
-from conformance.fingerprint import INPUTS, fingerprint, render
+from adapters.operations import OPERATIONS
+from conformance.fingerprint import PROBE_OPERATION, VARIATION_FREE, fingerprint, probes, render
 from spec.dledger.profiles import PROFILES
 
 SAMPLES = 300
@@ -20,8 +21,10 @@ def test_the_reference_matches_its_own_profile_everywhere(profile):
     adapter = InProcessAdapter(f"reference@{profile}", ReferenceServer(dledger_profile=profile))
     adapter.hello()
     matches = fingerprint(adapter, SAMPLES)
-    assert set(matches) == set(INPUTS)
-    assert all(profile in names for names in matches.values()), matches
+    assert set(matches) == set(probes())
+    declared = adapter.info.profiles  # every family's own profile: dledger's as given, the others' defaults
+    assert all(declared[OPERATIONS[PROBE_OPERATION.get(op, op)].namespace] in names
+               for op, names in matches.items()), matches
 
 
 @pytest.mark.parametrize("mutant,operation,names", [
@@ -55,3 +58,31 @@ def test_fingerprint_command_on_a_foreign_shim(capsys):
     main(["fingerprint", "--adapter", f"stdio:node {JS_SHIM} --bug skip-voted", "--samples", str(SAMPLES),
           "--quiet"])
     assert "handle_vote: no profile" in capsys.readouterr().out
+
+
+FEW = "40"
+
+
+def test_every_handler_level_operation_is_fingerprinted_or_judged(capsys):
+    """Profile-dependent operations name profiles; the others say they have no profile
+    variation and give their verdict, never a match."""
+    assert main(["fingerprint", "--adapter", "reference", "--samples", FEW, "--quiet"]) == 0
+    out = capsys.readouterr().out
+    table, free = out.split("no profile variation (judged against the spec):")
+    assert "controller calls" in table and "rocketmq-5.1" in table and "classic.submit_replica_request" in table
+    free_ops = {line.split()[0] for line in free.splitlines() if line.startswith("  ")}
+    assert free_ops == set(VARIATION_FREE)
+    assert all(line.split(None, 1)[1] == "agrees" for line in free.splitlines() if line.startswith("  "))
+    assert "broker.maybe_shrink:" not in out.splitlines()[-4]  # the match line names profiles only
+    assert set(OPERATIONS) == {PROBE_OPERATION.get(p, p) for p in probes()} | set(VARIATION_FREE)
+
+
+@pytest.mark.parametrize("slip,line", [
+    ("shrink_lag_at_bound", "broker.maybe_shrink"),
+    ("elect_priority_reversed", "controller calls"),
+])
+def test_a_handler_slip_shows_in_the_fingerprint(capsys, slip, line):
+    assert main(["fingerprint", "--adapter", f"python:tests.fixtures.handler_slips:{slip}", "--samples", FEW,
+                 "--quiet"]) == 0
+    found = [x for x in capsys.readouterr().out.splitlines() if x.strip().startswith(line)]
+    assert found and ("disagrees" in found[0] or "no profile" in found[0]), found
