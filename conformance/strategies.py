@@ -233,7 +233,9 @@ def push_args(draw, aim: str | None = None) -> dict:
         prev_term = flog[prev_index].term + (draw(st.sampled_from((1, -1, 2))) if aim == "compare_conflict" else 0)
     else:
         prev_term = draw(st.just(-1) | st.integers(-1, 6))
-    first = {"append_overlap": end, "append_gap": end + 2}.get(aim, end + 1)
+    if aim == "append_overlap" and end < 0:  # overlap needs a log: one entry of the member's term
+        flog, end = (Entry(0, max(member.curr_term, 0), "e0"),), 0
+    first = {"append_overlap": draw(st.integers(0, max(end, 0))), "append_gap": end + 2}.get(aim, end + 1)
     count = 0 if aim == "append_nothing" else draw(st.integers(1 if aim.startswith("append") else 0, 2))
     entries = tuple(Entry(max(first, 0) + i, 5, "x") for i in range(count))
     committed = draw(st.integers(-1, 3))
@@ -501,9 +503,9 @@ def controller_args():
     return st.booleans().flatmap(lambda aimed: targeted if aimed else any_controller_args())
 
 
-MANY_IDS = tuple(range(1, 21))
+MANY_IDS = tuple(range(1, 21))  # more than 12 ids: a HashSet of them grows past 16 buckets
 # a set only one of whose two tables exists (a clean removed the other): its replicas unknown
-HALF_KNOWN = ControllerMetadata({NAME: BrokerSetMetadata(CLUSTER, None, SyncStateInfo(1, 1, frozenset({1}), 1))})  # more than 12 ids: a HashSet of them grows past 16 buckets
+HALF_KNOWN = ControllerMetadata({NAME: BrokerSetMetadata(CLUSTER, None, SyncStateInfo(1, 1, frozenset({1}), 1))})
 
 
 @st.composite
@@ -534,11 +536,13 @@ def _call(metadata, request, alive, infos=None, is_leader=True) -> dict:
 # or a moved address, with the master alive or not (and 5.0's id-by-address and
 # elect-in-register paths); alters that are compare-and-sets at the exact epochs, one off,
 # equal to the current set or without the master, of live or dead members; a set's first
-# election, an old master still alive, a controller trigger with nobody alive, candidates
+# election, an old master still alive (an admin designating another meanwhile), a controller
+# trigger with nobody alive, candidates
 # without heartbeat data, more than 12 ids; a listed broker still alive; a follower controller.
-CONTROLLER_AIMS = ("read", "apply", "register", "register_known", "register_outside_set", "alter_cas", "alter_dead_member", "elect_first",
-                   "elect_old_master_alive", "elect_nobody_alive", "elect_no_data", "elect_many_ids",
-                   "clean_listed", "clean_master_recorded", "unknown_set", "not_leader")
+CONTROLLER_AIMS = ("read", "apply", "register", "register_known", "register_outside_set", "alter_cas",
+                   "alter_dead_member", "elect_first", "elect_old_master_alive", "elect_designated_master_alive",
+                   "elect_nobody_alive", "elect_no_data", "elect_many_ids", "clean_listed", "clean_master_recorded",
+                   "unknown_set", "not_leader")
 
 
 @st.composite
@@ -584,11 +588,13 @@ def controller_call(draw, aim: str) -> dict:
         state = metadata.get(NAME).sync_state
         members = draw(st.frozensets(st.sampled_from(sorted(ids)))) | (
             {master} if draw(AIMED) else frozenset())
+        if aim == "alter_dead_member":  # every check passes but a live member's
+            members = members | {master, draw(st.sampled_from(sorted(ids - {master})))}
         if members == state.sync_state_set and draw(AIMED):  # a change: the later checks are reached
             members = members ^ {draw(st.sampled_from(sorted(ids - {master})))}
         dead = draw(st.sampled_from(sorted((members - {master}) or ids)))
         alive = ids if aim == "alter_cas" else ids - {dead}
-        off = (0, 0) if draw(AIMED) else (draw(near(0)), draw(near(0)))
+        off = (0, 0) if aim == "alter_dead_member" or draw(AIMED) else (draw(near(0)), draw(near(0)))
         request = AlterSyncStateSetRequest(NAME, master, state.master_epoch + off[0], members,
                                            state.sync_state_set_epoch + off[1])
         return _call(metadata, request, alive)
@@ -605,6 +611,12 @@ def controller_call(draw, aim: str) -> dict:
         trigger = draw(st.sampled_from((-1,) + ids).flatmap(elect_request))
         return _call(metadata, trigger, draw(st.frozensets(st.sampled_from(ids), min_size=1))
                      | {metadata.get(NAME).sync_state.master_broker_id})
+    if aim == "elect_designated_master_alive":  # an admin designates another broker; the old master lives
+        ids = draw(st.frozensets(st.sampled_from(BROKER_IDS), min_size=2))
+        master = draw(st.sampled_from(sorted(ids)))
+        metadata = draw(_registered_set(ids=ids, master=master, members=ids))
+        designated = draw(st.sampled_from(sorted(ids - {master})))
+        return _call(metadata, ElectMasterRequest(CLUSTER, NAME, designated, True), ids)
     if aim == "elect_nobody_alive":
         metadata = draw(_registered_set())
         ids = _known_ids(metadata)
@@ -741,16 +753,18 @@ _LEASE = DEFAULT_TIMING.lease_ms
 def heartbeat_round_decision_args(draw, aim: str = "any") -> dict:
     """A heartbeat round's counts and the last quorum's time: that time at the lease's edge (one
     either side), long ago, never; ``keep``: a minority of successes with no higher term nor
-    inconsistent leader, so that the lease alone decides (``inconsistent_leader``: with one)."""
+    inconsistent leader, so that the lease alone decides (``inconsistent_leader``: with one;
+    ``lease_edge``: the lease alone decides, a lease ago exactly or 1 ms either side)."""
     n = draw(st.integers(1, 5))
-    if aim in ("keep", "inconsistent_leader"):
+    if aim in ("keep", "inconsistent_leader", "lease_edge"):
         counts = HeartbeatCounts(draw(st.integers(0, 5)), draw(st.integers(1, 5)), 1, 0,
                                  aim == "inconsistent_leader", -1)
         n = max(n, 3)
     else:
         counts = draw(st.builds(HeartbeatCounts, st.integers(0, 5), st.integers(1, 5), st.integers(1, 5),
                                 st.integers(0, 4), st.booleans(), st.integers(-1, 8)))
-    last = draw(st.sampled_from((_NOW - _LEASE - 1, _NOW - _LEASE, _NOW - _LEASE + 1, -1, 2_000, _NOW - 1)))
+    edges = (_NOW - _LEASE - 1, _NOW - _LEASE, _NOW - _LEASE + 1)
+    last = draw(st.sampled_from(edges if aim == "lease_edge" else edges + (-1, 2_000, _NOW - 1)))
     return {"counts": counts, "peer_size": n, "now": _NOW, "last_succ_heartbeat_time": last}
 
 
@@ -836,7 +850,7 @@ STRATA: dict[str, dict[str, st.SearchStrategy]] = {
     "dledger.handle_vote": {aim: vote_args(aim) for aim in VOTE_AIMS},
     "dledger.handle_heartbeat": {aim: heartbeat_args(aim) for aim in HEARTBEAT_AIMS},
     "dledger.decide_heartbeat_round": {aim: heartbeat_round_decision_args(aim)
-                                       for aim in ("any", "keep", "inconsistent_leader")},
+                                       for aim in ("any", "keep", "inconsistent_leader", "lease_edge")},
     "dledger.parse_vote_result": {aim: parse_args(aim) for aim in ("any", "known_leader", "not_ready_quorum")},
     "broker.maybe_shrink": {aim: shrink_args(aim) for aim in ("any", "lag_edge")},
     "truncation.append": {aim: append_args(aim) for aim in ("any", "edge")},

@@ -21,7 +21,7 @@ def share(fraction: float, parent: settings | None = None, **kw) -> settings:
 # A stratum (one aim of an operation's generator, conformance.strategies.strata) gets its
 # share of the profile's examples, and at least this fraction of them: an operation with many
 # aims (controller.handle) runs more examples than one with a single strategy.
-STRATUM_FLOOR = 1 / 12
+STRATUM_FLOOR = 1 / 8
 
 
 def stratum_share(strata: int, fraction: float = 1.0) -> float:
