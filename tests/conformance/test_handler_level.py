@@ -15,7 +15,7 @@ tests/conformance/test_branch_coverage.py holds the same generators to 100% of s
 decision branches.
 """
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 
 from adapters import resolve
 from adapters.operations import OPERATIONS
@@ -30,16 +30,18 @@ def test_every_operation_has_arguments():
     assert set(ARGUMENTS) == set(OPERATIONS)
 
 
-def differential(implementation, name, on_departure=None, on_outcome=None) -> tuple[int, list[str]]:
+def differential(implementation, name, on_departure=None, on_outcome=None, shrink=True) -> tuple[int, list[str]]:
     """The differential test of one operation: the profile's examples split across its strata,
     each answer compared with the spec's; an unexplained disagreement fails (AssertionError,
-    shrunk by Hypothesis). (inputs judged, reasons given for inputs answered ``unsupported``)."""
+    shrunk by Hypothesis unless ``shrink`` is off). (inputs judged, reasons given for inputs
+    answered ``unsupported``)."""
     judged, unsupported = [0], []
     profile = judged_profile(implementation, name)
     aims = strata(name)
+    phases = {} if shrink else {"phases": [Phase.explicit, Phase.reuse, Phase.generate]}
 
     for strategy in aims.values():
-        @settings(share(stratum_share(len(aims))))
+        @settings(share(stratum_share(len(aims)), **phases))
         @given(strategy)
         def agrees(args):
             try:
