@@ -15,6 +15,7 @@ import attrs
 
 from spec.broker import confirm_offset as _confirm
 from spec.broker import sync_state_set as _sss
+from spec.broker import write as _write
 from spec.broker.records import BrokerRoleState, Role
 from spec.broker.role import RoleDecision, RoleOutcome, change_broker_role
 from spec.broker.rules import DEFAULT_BROKER_RULES, BrokerRules
@@ -23,7 +24,16 @@ from spec.controller import events as _events
 from spec.controller import elect_policy as _policy
 from spec.controller.heartbeat import HeartbeatTable, on_broker_heartbeat
 from spec.controller.profiles import DEFAULT_PROFILE
-from spec.controller.records import AlterSyncStateSetResponse, BrokerRegistration, ResponseCode, SyncStateInfo
+from spec.controller.records import (
+    AlterSyncStateSetResponse,
+    BrokerRegistration,
+    GetNextBrokerIdRequest,
+    GetNextBrokerIdResponse,
+    GetReplicaInfoRequest,
+    ResponseCode,
+    SyncStateInfo,
+)
+from spec.controller.scheduling import scan_need_reelect_broker_sets
 from spec.controller.rules import DEFAULT_RULES, ControllerRules
 from spec.frozenmap import FrozenMap, frozen_map
 from spec.mutants import MutantInfo
@@ -238,6 +248,71 @@ def _apply_overwriting_broker_id(metadata, event):
     return _events.apply_event(metadata, event)
 
 
+def _follower_serves_reads(request, metadata=None, **kwargs):
+    """A controller that is not the leader answers the read-only calls (getReplicaInfo,
+    getNextBrokerId) from its own applied metadata, which may lag the leader's."""
+    if metadata is not None and isinstance(request, GetReplicaInfoRequest):
+        return _api.get_replica_info(metadata, request)
+    if metadata is not None and isinstance(request, GetNextBrokerIdRequest):
+        return _api.get_next_broker_id(metadata, request)
+    return _api.controller_not_leader(request)
+
+
+def _register_names_dead_master(metadata, request, liveness, **kwargs):
+    """registerBroker names the recorded master whether or not it is alive."""
+    result = _api.register_broker(metadata, request, liveness, **kwargs)
+    known = metadata.known(request.broker_name)
+    if result.code != ResponseCode.SUCCESS or known is None or result.response.master_broker_id is not None:
+        return result
+    state = known.sync_state
+    if not state.is_master_exist:
+        return result
+    response = attrs.evolve(result.response, master_broker_id=state.master_broker_id,
+                            master_address=known.replicas.broker_address(state.master_broker_id),
+                            master_epoch=state.master_epoch, sync_state_set_epoch=state.sync_state_set_epoch)
+    return attrs.evolve(result, response=response)
+
+
+def _replica_info_hides_dead_master(metadata, request, liveness=None, **kwargs):
+    """getReplicaInfo filters the recorded master by liveness: a dead one is reported as none."""
+    result = _api.get_replica_info(metadata, request, liveness)
+    known = metadata.known(request.broker_name)
+    master = result.response.master_broker_id
+    if known is None or master is None or liveness is None or liveness.is_alive(known.cluster_name, request.broker_name, master):
+        return result
+    return attrs.evolve(result, response=attrs.evolve(result.response, master_broker_id=None, master_address=None))
+
+
+def _next_broker_id_from_zero(metadata, request, liveness=None, **kwargs):
+    """getNextBrokerId counts ids from 0: a set without replicas gets 0, not 1."""
+    result = _api.get_next_broker_id(metadata, request, liveness)
+    if result.check == "broker_set_unknown":
+        return attrs.evolve(result, response=GetNextBrokerIdResponse(ResponseCode.SUCCESS, 0))
+    return result
+
+
+def _forced_clean_keeps_unlisted(metadata, request, liveness, **kwargs):
+    """A forced clean (cleanLivingBroker) with an id list removes only the listed ids (upstream
+    parses the list only without cleanLivingBroker, so it removes the whole set)."""
+    result = _api.clean_broker_data(metadata, request, liveness, **kwargs)
+    if result.code == ResponseCode.SUCCESS and request.clean_living_broker and request.broker_ids_to_clean:
+        return attrs.evolve(result, events=(_events.CleanBrokerDataEvent(request.broker_name, request.broker_ids_to_clean),))
+    return result
+
+
+def _reelect_masterless_sets(metadata, liveness):
+    """The re-elect scan also elects for sets that record no master (masterEpoch > 0) while a
+    replica lives, instead of leaving them to the brokers' own electMaster."""
+    due = set(scan_need_reelect_broker_sets(metadata, liveness))
+    for name, found in metadata.sets.items():
+        state, replicas = found.sync_state, found.replicas
+        if state is None or replicas is None or state.master_broker_id is not None or state.master_epoch == 0:
+            continue
+        if any(liveness.is_alive(found.cluster_name, name, b) for b in sorted(replicas.brokers)):
+            due.add(name)
+    return tuple(sorted(due))
+
+
 # --------------------------------------------------------------------------- broker mutants
 
 
@@ -310,6 +385,27 @@ def _queue_offsets_from_consume_queue(log, confirm_offset: int) -> dict[str, int
         if entry.end <= confirm_offset:
             offsets[entry.queue] = max(offsets.get(entry.queue, 0), entry.queue_offset + 1)
     return offsets
+
+
+def _ack_ignoring_learner(local, connection, ack_offset, master_max_offset, confirm_offset, epoch_start_offset, now):
+    """An async learner's acks are judged as any slave's: once caught up it joins the SyncStateSet."""
+    return _sss.on_slave_ack(local, attrs.evolve(connection, is_async_learner=False), ack_offset, master_max_offset,
+                             confirm_offset, epoch_start_offset, now)
+
+
+def _alter_rejection_drops_proposal(state, response):
+    """A rejected alter drops the pending proposal, although the controller may have accepted
+    an earlier alter whose reply was lost."""
+    outcome, after = _sss.on_alter_sync_state_set_reply(state, response)
+    if outcome is _sss.ApplyOutcome.REJECTED_PROPOSAL_KEPT:
+        return outcome, attrs.evolve(state, proposed=None)
+    return outcome, after
+
+
+def _admission_ignoring_all_ack(role, sync_state_set, config=_write.DEFAULT_HA_CONFIG):
+    """allAckInSyncStateSet ignored: a write needs inSyncReplicas acks (the master alone by default)."""
+    decision = _write.check_write_admission(role, sync_state_set, config)
+    return attrs.evolve(decision, need_ack_nums=config.in_sync_replicas) if decision.admitted else decision
 
 
 def _change_role_any_epoch(state, master_broker_id, master_address, master_epoch, *args, **kwargs) -> RoleDecision:
@@ -439,6 +535,62 @@ _ALL = (
         "an election sets syncStateSetEpoch to the new masterEpoch",
         "epochs_never_decrease",
         CONTROLLER, {"apply_event": _apply_elect_resetting_epoch},
+    ),
+    Mutant(
+        "follower-serves-reads", None,
+        "a controller that is not the leader answers getReplicaInfo and getNextBrokerId from its own "
+        "(possibly lagging) metadata instead of CONTROLLER_NOT_LEADER",
+        "step-conformance:controller_not_leader",
+        CONTROLLER, {"controller_not_leader": _follower_serves_reads},
+    ),
+    Mutant(
+        "register-names-dead-master", None,
+        "registerBroker names the recorded master even when its heartbeats have expired",
+        "step-conformance:register_broker",
+        CONTROLLER, {"register_broker": _register_names_dead_master},
+    ),
+    Mutant(
+        "replica-info-hides-dead-master", None,
+        "getReplicaInfo reports no master while the recorded master is dead (upstream reports the record)",
+        "step-conformance:get_replica_info",
+        CONTROLLER, {"get_replica_info": _replica_info_hides_dead_master},
+    ),
+    Mutant(
+        "broker-ids-from-zero", None,
+        "getNextBrokerId answers 0 for a set without replicas (ids counted from 0, not 1)",
+        "step-conformance:get_next_broker_id",
+        CONTROLLER, {"get_next_broker_id": _next_broker_id_from_zero},
+    ),
+    Mutant(
+        "forced-clean-keeps-unlisted", None,
+        "a forced clean (cleanLivingBroker) with an id list removes only the listed ids, not the whole set",
+        "step-conformance:clean_broker_data",
+        CONTROLLER, {"clean_broker_data": _forced_clean_keeps_unlisted},
+    ),
+    Mutant(
+        "reelect-masterless-sets", None,
+        "the periodic re-elect scan also elects for sets that record no master",
+        "step-conformance:trigger_elect_master",
+        CONTROLLER, {"scan_need_reelect_broker_sets": _reelect_masterless_sets},
+    ),
+    Mutant(
+        "learner-joins-sync-state-set", None,
+        "an async learner (asyncLearner) that catches up joins the SyncStateSet like any slave",
+        "step-conformance:maybe_expand",
+        BROKER, {"on_slave_ack": _ack_ignoring_learner},
+    ),
+    Mutant(
+        "alter-rejection-drops-proposal", None,
+        "a rejected alterSyncStateSet drops the master's pending proposal",
+        "step-conformance:apply_sync_state_set",
+        BROKER, {"on_alter_sync_state_set_reply": _alter_rejection_drops_proposal},
+    ),
+    Mutant(
+        "all-ack-ignored", None,
+        "allAckInSyncStateSet is ignored: a write is acknowledged once inSyncReplicas replicas (by default the "
+        "master alone) hold it",
+        "step-conformance:put_message",
+        BROKER, {"check_write_admission": _admission_ignoring_all_ack},
     ),
     Mutant(
         "apply-role-without-epoch-check", None,

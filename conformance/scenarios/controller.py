@@ -59,6 +59,8 @@ from spec.controller.messages import ControllerCall, ControllerNodeConfig
 from spec.controller.profiles import get_profile
 from spec.controller.records import DEFAULT_CONFIG, CleanBrokerDataRequest, ElectMasterRequest, ResponseCode
 from spec.invariants import Violation
+from spec.steps import BOOT, CRASH, MESSAGE, TICK, StepEvent
+from spec.steps.controller import ControllerStackSteps
 from spec.truncation.messages import MESSAGE_SIZE
 from spec.invariants import controller as inv
 
@@ -148,6 +150,12 @@ class ControllerCluster(SimCluster):
         self.failovers: list[float] = []
         self.first_master_ms: int | None = None
 
+        # step conformance (spec/steps): every controller step judged against the declared
+        # profile and the controllers' config, every broker step against spec/broker
+        self._controller_setup, self._broker_setups = controller_setup, broker_setups
+        self.steps = self.new_steps()
+        self.step_sink = None  # step_sink(event): e.g. conformance.traces.TraceWriter.write
+
         controller, broker = targets["controller"], targets["broker"]
 
         def factory(node_id, durable, now, draw):
@@ -195,6 +203,8 @@ class ControllerCluster(SimCluster):
         if node is not None:  # (the one observation of this activation: views report decisions once)
             view = self.last_views[node_id] = node.observe()
         self.views[node_id] = view
+        if self.steps is not None or self.step_sink is not None:
+            self._step(sim, node_id, view, incoming, ready)
         if node_id in self.brokers:
             presence = (view is not None, view.broker_id if view is not None else None)
             if self._broker_presence.get(node_id) != presence:
@@ -222,6 +232,22 @@ class ControllerCluster(SimCluster):
                         self._observe_controller(other, v, judge_time=False, decisions=False)
                     else:
                         self._observe_broker(other, v)
+
+    def new_steps(self):
+        return ControllerStackSteps(self.controllers, self._controller_setup.profile, self.controller_config,
+                                    self._broker_setups)
+
+    def _step(self, sim, node_id: str, view, incoming, ready) -> None:
+        """One node step for step conformance (spec/steps/controller.py) and step traces."""
+        kind = CRASH if view is None else MESSAGE if incoming is not None else TICK if ready is not None else BOOT
+        event = StepEvent(node_id, sim.now, kind, incoming.src if incoming is not None else None,
+                          incoming.payload if incoming is not None else None, view,
+                          ready.messages if ready is not None else (), ready.persist if ready is not None else None)
+        if self.step_sink is not None:
+            self.step_sink(event)
+        if self.steps is not None:
+            for violation in self.steps.check(event):
+                self.violate(violation)
 
     def _note_abstract_state(self, node_id: str, incoming) -> None:
         """Count the abstract state of the broker set a step reached (spec/broker/abstract.py),

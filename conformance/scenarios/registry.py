@@ -42,7 +42,9 @@ from spec.invariants import truncation as truncation_inv
 from spec.mutants import MutantInfo
 from spec.broker.abstract import every_broker_state
 from spec.raft.abstract import every_node_state
+from spec.steps import broker as broker_steps
 from spec.steps import classic as classic_steps
+from spec.steps import controller as controller_steps
 from spec.steps import dledger as dledger_steps
 from spec.steps import replica as replica_steps
 from spec.truncation import variants as truncation_variants
@@ -119,7 +121,9 @@ SCENARIOS: dict[str, Scenario] = {
     "controller": Scenario(
         name="controller",
         default_profile="rocketmq-5.1",
-        properties=tuple(controller_inv.INVARIANTS),
+        # its invariants and the step conformance of every controller and broker
+        # (spec/steps/controller.py, spec/steps/broker.py)
+        properties=tuple(controller_inv.INVARIANTS) + controller_steps.PROPERTIES + broker_steps.PROPERTIES,
         outcomes=controller_outcomes(),
         generate=lambda config: generate_controller_script(config, MESSAGE_FAULT_MIXES),
         build=build_controller,

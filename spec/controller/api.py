@@ -616,6 +616,7 @@ def clean_broker_data(
 # ------------------------------------------------------------------ not the leader
 
 
-def controller_not_leader(request: Any) -> ControllerResult:
-    """What a controller that is not the DLedger leader answers to any API call."""
+def controller_not_leader(request: Any, metadata: Optional[ControllerMetadata] = None, **_: Any) -> ControllerResult:
+    """What a controller that is not the DLedger leader answers to any API call (its own
+    metadata may lag the leader's: it decides nothing on it)."""
     return ControllerResult(RESPONSE_TYPE_OF[type(request)](RC.CONTROLLER_NOT_LEADER), check="controller_not_leader")

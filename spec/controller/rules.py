@@ -56,6 +56,7 @@ class ControllerRules:
     apply_event: Callable = events.apply_event
     on_broker_heartbeat: Callable = heartbeat.on_broker_heartbeat
     scan_need_reelect_broker_sets: Callable = scheduling.scan_need_reelect_broker_sets
+    controller_not_leader: Callable = api.controller_not_leader
 
     @classmethod
     def for_profile(cls, name: str, config: ControllerConfig = DEFAULT_CONFIG) -> "ControllerRules":
@@ -70,7 +71,8 @@ class ControllerRules:
         if not self.profile.supports(name):
             raise UnsupportedRequest(f"{self.profile.name} has no {name}")
         if not is_leader:
-            return api.controller_not_leader(request)
+            return self.controller_not_leader(request, metadata, liveness=liveness, config=self.config,
+                                              profile=self.profile)
         procedure = getattr(self, name)
         return procedure(
             metadata, request, liveness, config=self.config, profile=self.profile, order=self.candidate_order

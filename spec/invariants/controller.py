@@ -330,7 +330,10 @@ class CheckCodeHistory:
                 code = registration.register_check_code
                 old = self.codes.get(key)
                 if old is not None and code != old:
-                    out.append(Violation("broker_id_check_code_stable", f"{name}/{broker_id}", f"{old!r} -> {code!r}"))
+                    # (in either order: a controller that lags shows the older one after the newer)
+                    first, second = sorted((old, code), key=repr)
+                    out.append(Violation("broker_id_check_code_stable", f"{name}/{broker_id}",
+                                         f"registered with {first!r} and with {second!r}"))
                 seen[key] = code if code is not None else old
         return CheckCodeHistory(FrozenMap({k: v for k, v in seen.items() if v is not None})), out
 
@@ -370,6 +373,8 @@ class SyncStateSetHistory:
                     cleaned[key] = cleaned.get(key, frozenset()) | (recorded[key] - members)
                     recorded[key] = members
                     continue
+                if recorded[key] <= members <= recorded[key] | cleaned.get(key, frozenset()):
+                    continue  # a controller that has not applied that clean yet (it lags, or replays)
                 out.append(Violation("sync_state_set_epoch_unique", name, f"epoch {key[1]}: {sorted(recorded[key])} and {sorted(members)}"))
             recorded.setdefault(key, members)
         return SyncStateSetHistory(FrozenMap(recorded), FrozenMap(cleaned)), out

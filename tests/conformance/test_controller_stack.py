@@ -41,8 +41,9 @@ def first_kill(name: str, budget: int):
     return None
 
 
-# Mutants a short campaign kills (seeds 0-7, mixed faults, 60 s); the other four need
-# longer campaigns (docs/controller-stack.md) and have a pinned counterexample script
+# Mutants a short campaign kills (seeds 0-7, mixed faults, 60 s); the others need longer
+# campaigns (docs/controller-stack.md), or are caught by step conformance (the ones added
+# with it, one per step property that had none), and have a pinned counterexample script
 # each under tests/scenarios/controller/.
 QUICK = [
     "alter-ignores-sync-state-set-epoch",
@@ -67,6 +68,10 @@ SLOW = {
     "elect-offset-comparator-overflow": "mutant-10578-elect-offset-comparator-overflow.rmqha",
     "no-periodic-reelect": "mutant-no-periodic-reelect.rmqha",
     "unclean-pass-always": "mutant-unclean-pass-always.rmqha",
+    **{name: f"mutant-{name}.rmqha" for name in (
+        "follower-serves-reads", "register-names-dead-master", "replica-info-hides-dead-master", "broker-ids-from-zero",
+        "forced-clean-keeps-unlisted", "reelect-masterless-sets", "learner-joins-sync-state-set",
+        "alter-rejection-drops-proposal", "all-ack-ignored")},
 }
 
 

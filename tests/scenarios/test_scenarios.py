@@ -11,6 +11,8 @@ import pytest
 
 from conformance.campaign import execute
 from conformance.script import read_script
+from spec.steps import broker as broker_steps
+from spec.steps import controller as controller_steps
 
 HERE = Path(__file__).parent
 SCRIPTS = sorted(p for p in HERE.rglob("*.rmqha"))
@@ -52,6 +54,17 @@ def test_every_invariant_has_a_mutant_counterexample(scenario):
         if script.scenario == scenario:
             covered |= expected_violations(script)
     assert set(get_scenario(scenario).properties) <= covered
+
+
+def test_every_controller_step_property_has_a_mutant_counterexample():
+    """Each step-conformance property of the controller scenario (spec/steps/controller.py,
+    spec/steps/broker.py) has a mutant whose committed counterexample violates it."""
+    covered = set()
+    for p in MUTANT_SCRIPTS:
+        script = read_script(str(p))
+        if script.scenario == "controller":
+            covered |= expected_violations(script)
+    assert set(controller_steps.PROPERTIES) | set(broker_steps.PROPERTIES) <= covered
 
 
 # Behaviour scripts (expect lines, no invariant involved) that a behaviour mutant fails.

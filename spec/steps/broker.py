@@ -1,0 +1,296 @@
+"""Step conformance of controller-mode brokers (``spec/steps/__init__.py`` says what a step is).
+
+``BrokerSteps.check(event)`` judges one step of one broker of the ``controller`` scenario
+against ``spec.broker`` (the default ``BrokerRules`` with the broker's own
+``BrokerHAConfig``) and returns the violations:
+
+| property | what must hold |
+|---|---|
+| ``change_broker_role`` | on a role notification the role after is ``change_broker_role``'s (a stale masterEpoch changes nothing; a new master adopts the controller's SyncStateSet at its epoch; a slave drops its set); an answer naming a master (electMaster, the getReplicaInfo poll) changes the role as ``on_elect_reply`` / ``on_replica_info`` say, or not at all (an answer to a call given up may be ignored) |
+| ``apply_sync_state_set`` | an alterSyncStateSet reply or a poll of the same masterEpoch changes a master's SyncStateSet as ``on_alter_sync_state_set_reply`` / ``apply_sync_state_set`` say (a rejection keeps the proposal; only a newer epoch is applied), or not at all |
+| ``maybe_expand`` | an alter that adds a broker is sent only when ``maybe_expand`` says EXPAND for it: a connected, non-learner slave whose ack reached confirmOffset and the start of the master's epoch; the alter carries the master's id, masterEpoch and syncStateSetEpoch |
+| ``maybe_shrink`` | an alter never drops the master itself |
+| ``compute_master_confirm_offset`` | a master's confirmOffset rises only to what ``compute_master_confirm_offset`` allows over the acks its in-sync members reported (none while a member of ``local | proposed`` has reported nothing) |
+| ``put_message`` | a write is refused with the status ``check_write_admission`` gives, and acknowledged (PUT_OK) only when ``replication_status`` says so over the acks reported |
+| ``on_restart`` | a (re)started broker is fenced and knows no role (``on_restart``), and its consume queue ends at or before ``recovered_dispatch_end`` |
+
+Hidden state rebuilt from the inputs: the slaves connected to a master (``HandshakeRequest``:
+broker id, async learner) and the highest ack each reported (``SlaveReport``) in the
+master's epoch. Acks are taken at their highest (a slave that restarted may report less):
+every bound judged from them is an upper bound, so the check never asks more than the spec.
+
+Freedoms (docs/step-conformance.md): when the broker heartbeats, polls, registers, checks
+its set for shrinking and times a call or a write out (its timers); whether it acts on a
+late answer; whether a broker that has not registered yet acts on a role notification
+(upstream's ``changeBrokerRole`` does; the register reply gives the role either way); how
+far confirmOffset lags behind what it may be; when a write that waits
+for acks is acknowledged or times out. Shrinking a member because its connection closed
+is allowed at any time (``on_connection_closed``: a closed connection is not observed),
+so only the master's own membership is judged there.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import attrs
+
+from spec.broker.confirm_offset import ConfirmOutcome
+from spec.broker.messages import BrokerNodeConfig, BrokerNodeView, Produce, ProduceResult
+from spec.broker.records import MasterSyncStateSet, PutMessageStatus, Role
+from spec.broker.role import PollOutcome, RoleDecision, RoleOutcome
+from spec.broker.rules import BrokerRules
+from spec.broker.sync_state_set import ExpandOutcome, maybe_expand
+from spec.broker.write import ReplicationOutcome
+from spec.controller.messages import ControllerAnswer, ControllerCall, NotifyBrokerRoleChanged
+from spec.controller.records import (
+    AlterSyncStateSetRequest,
+    AlterSyncStateSetResponse,
+    ElectMasterResponse,
+    GetReplicaInfoResponse,
+)
+from spec.steps import BOOT, CRASH, StepEvent, StepViolation, step_property, violation
+from spec.truncation.epoch_file import find_entry_by_epoch
+from spec.truncation.messages import HandshakeRequest, SlaveReport
+
+PROCEDURES: dict[str, str] = {
+    "change_broker_role": "a broker changes its role only as change_broker_role says for the masterEpoch it is told",
+    "apply_sync_state_set": "a master applies a SyncStateSet only as the controller's reply or poll allows",
+    "maybe_expand": "a master proposes to add a slave only when maybe_expand says EXPAND",
+    "maybe_shrink": "a master never proposes to drop itself",
+    "compute_master_confirm_offset": "a master's confirmOffset rises only to what its in-sync members acked",
+    "put_message": "a write is refused as check_write_admission says and acknowledged only as replication_status says",
+    "on_restart": "a restarted broker is fenced, knows no role, and serves consumers no further than confirmOffset",
+}
+PROPERTIES: tuple[str, ...] = tuple(step_property(p) for p in PROCEDURES)
+_NEVER = 2**62  # a deadline that never passes: acknowledgements are judged, timeouts are the broker's
+
+
+@attrs.define(slots=True)
+class _Broker:
+    view: Optional[BrokerNodeView] = None
+    epoch: int = -1  # the masterEpoch of the slaves' connections below
+    slaves: dict = attrs.field(factory=dict)  # node -> (broker id, async learner) from its handshake
+    acks: dict = attrs.field(factory=dict)  # node -> the highest ack it reported in ``epoch``
+
+
+class BrokerSteps:
+    """Judges each step of every broker against spec/broker under its configuration."""
+
+    def __init__(self, configs: dict[str, BrokerNodeConfig]):
+        self.rules = {node: BrokerRules(config=c.ha) for node, c in configs.items()}
+        self.nodes: dict[str, _Broker] = {}
+
+    def check(self, event: StepEvent) -> list[StepViolation]:
+        if event.input == CRASH:
+            self.nodes.pop(event.node, None)
+            return []
+        view = event.view
+        if not isinstance(view, BrokerNodeView):
+            return []
+        rules = self.rules.get(event.node) or BrokerRules()
+        out: list[StepViolation] = []
+        node = self.nodes.get(event.node)
+        if node is None or event.input == BOOT:
+            node = self.nodes[event.node] = _Broker()
+            self._boot(rules, event, view, out)
+            node.view = view
+            return out
+        before = node.view
+        self._connections(node, event, view)
+        payload = event.payload
+        if isinstance(payload, NotifyBrokerRoleChanged):
+            decision = rules.role_change(before.role_state, payload.master_broker_id, payload.master_address,
+                                         payload.master_epoch, payload.sync_state_set_epoch, payload.sync_state_set)
+            # a broker that has not registered yet may leave it to the register reply
+            self._role(event, before, view, decision, f"notification {_short_note(payload)}",
+                       not before.role_state.registered, out)
+        elif isinstance(payload, ControllerAnswer):
+            self._answer(rules, event, before, view, payload.response, out)
+        elif isinstance(payload, Produce):
+            self._admission(rules, event, before, payload, out)
+        self._proposals(rules, node, event, before, view, out)
+        self._confirm_offset(rules, node, event, before, view, out)
+        self._acknowledged(rules, node, event, view, out)
+        node.view = view
+        return out
+
+    # ------------------------------------------------------------------ restart
+
+    def _boot(self, rules: BrokerRules, event: StepEvent, view: BrokerNodeView, out) -> None:
+        what = f"{event.node} at t={event.time} ms, (re)start"
+        if view.role_state != rules.on_restart(view.role_state):
+            out.append(violation("on_restart", event.node, what, f"{rules.on_restart(view.role_state)} (fenced, no role)",
+                                 str(view.role_state)))
+        bound = rules.recovered_dispatch_end(view.confirm_offset, view.max_offset)
+        if view.dispatched_offset > bound:
+            out.append(violation("on_restart", event.node, what,
+                                 f"a consume queue ending at or before {bound} (confirmOffset {view.confirm_offset})",
+                                 f"it ends at {view.dispatched_offset}"))
+
+    # ------------------------------------------------------------------ what a master knows of its slaves
+
+    def _connections(self, node: _Broker, event: StepEvent, view: BrokerNodeView) -> None:
+        epoch = view.role_state.master_epoch if view.role_state.role is Role.MASTER else -1
+        if epoch != node.epoch:
+            node.epoch, node.slaves, node.acks = epoch, {}, {}
+        payload = event.payload
+        if epoch < 0 or event.src is None:
+            return
+        if isinstance(payload, HandshakeRequest) and payload.epoch == epoch and payload.broker_id is not None:
+            node.slaves[event.src] = (payload.broker_id, payload.async_learner)
+        elif isinstance(payload, SlaveReport) and payload.epoch == epoch:
+            node.acks[event.src] = max(node.acks.get(event.src, -1), payload.max_offset)
+
+    def _member_acks(self, node: _Broker) -> dict[int, int]:
+        acks: dict[int, int] = {}
+        for peer, (broker_id, _) in node.slaves.items():
+            acks[broker_id] = max(acks.get(broker_id, -1), node.acks.get(peer, -1))
+        return acks
+
+    # ------------------------------------------------------------------ roles and SyncStateSets
+
+    def _role(self, event, before, view, decision: RoleDecision, source: str, may_ignore: bool, out) -> None:
+        what = f"{event.node} at t={event.time} ms, {source}"
+        expected = decision.state
+        after = view.role_state
+        if may_ignore and after == before.role_state:
+            return
+        # registered and the role known: it is confirmed (unfenced) with it
+        confirmed = attrs.evolve(expected, fenced=False) if expected.registered and expected.role is not Role.NONE else expected
+        if after not in (expected, confirmed):
+            out.append(violation("change_broker_role", event.node, what,
+                                 f"{decision.outcome.name}: {_role(expected)}", _role(after)))
+            return
+        if decision.outcome is RoleOutcome.CHANGE_TO_MASTER and after != before.role_state:
+            adopted = MasterSyncStateSet(*decision.sync_state_set)
+            if view.sync_state != adopted:
+                out.append(violation("change_broker_role", event.node, what,
+                                     f"the new master adopts the controller's SyncStateSet {_sss(adopted)}",
+                                     _sss(view.sync_state)))
+        elif decision.outcome is RoleOutcome.CHANGE_TO_SLAVE and view.sync_state is not None:
+            out.append(violation("change_broker_role", event.node, what, "a slave keeps no SyncStateSet",
+                                 _sss(view.sync_state)))
+
+    def _answer(self, rules: BrokerRules, event, before, view, response, out) -> None:
+        if isinstance(response, ElectMasterResponse):
+            self._role(event, before, view, rules.on_elect_reply(before.role_state, response),
+                       f"electMaster reply {response.code.name}", True, out)
+        elif isinstance(response, GetReplicaInfoResponse):
+            poll = rules.on_replica_info(before.role_state, response)
+            if poll.outcome is PollOutcome.CHANGE_ROLE:
+                self._role(event, before, view, poll.role, "getReplicaInfo poll", True, out)
+            elif poll.outcome is PollOutcome.APPLY_SYNC_STATE_SET and before.sync_state is not None:
+                _, applied = rules.apply_sync_state_set(before.sync_state, *poll.sync_state_set)
+                self._sync_state(event, before, view, applied, "getReplicaInfo poll", out)
+        elif isinstance(response, AlterSyncStateSetResponse) and before.sync_state is not None:
+            _, applied = rules.on_alter_sync_state_set_reply(before.sync_state, response)
+            self._sync_state(event, before, view, applied, f"alterSyncStateSet reply {response.code.name}", out)
+
+    def _sync_state(self, event, before, view, expected, source: str, out) -> None:
+        if view.sync_state not in (before.sync_state, expected) and view.role_state == before.role_state:
+            out.append(violation("apply_sync_state_set", event.node, f"{event.node} at t={event.time} ms, {source}",
+                                 _sss(expected), _sss(view.sync_state)))
+
+    def _proposals(self, rules: BrokerRules, node: _Broker, event, before, view, out) -> None:
+        state = before.sync_state
+        for m in event.outputs:
+            if not (isinstance(m.payload, ControllerCall) and isinstance(m.payload.request, AlterSyncStateSetRequest)):
+                continue
+            r = m.payload.request
+            what = f"{event.node} at t={event.time} ms, alterSyncStateSet {sorted(r.new_sync_state_set)}"
+            role = before.role_state
+            if state is None or role.role is not Role.MASTER:
+                out.append(violation("maybe_expand", event.node, what, "alters only from a master", _role(role)))
+                continue
+            if (r.master_broker_id, r.master_epoch, r.sync_state_set_epoch) != (role.broker_id, role.master_epoch,
+                                                                                state.local_epoch):
+                out.append(violation("maybe_expand", event.node, what,
+                                     f"master {role.broker_id}, masterEpoch {role.master_epoch}, "
+                                     f"syncStateSetEpoch {state.local_epoch}",
+                                     f"master {r.master_broker_id}, masterEpoch {r.master_epoch}, "
+                                     f"syncStateSetEpoch {r.sync_state_set_epoch}"))
+            if role.broker_id not in r.new_sync_state_set:
+                out.append(violation("maybe_shrink", event.node, what, f"the master {role.broker_id} stays a member",
+                                     "it drops itself"))
+            self._expansion(rules, node, event, before, r.new_sync_state_set - state.local, what, out)
+
+    def _expansion(self, rules: BrokerRules, node: _Broker, event, before, added, what: str, out) -> None:
+        if not added:
+            return
+        entry = find_entry_by_epoch(before.epoch_file, before.role_state.master_epoch)
+        epoch_start = entry.start_offset if entry is not None else 0
+        acks = self._member_acks(node)
+        learners = {broker_id for broker_id, learner in node.slaves.values() if learner}
+        for member in sorted(added):
+            ack = acks.get(member, -1)
+            decision = maybe_expand(before.sync_state.local, member, ack, before.confirm_offset, epoch_start,
+                                    member in learners)
+            if decision.outcome is not ExpandOutcome.EXPAND:
+                outcome = "not connected" if member not in acks else decision.outcome.name
+                out.append(violation("maybe_expand", event.node, what,
+                                     f"{member} joins only when maybe_expand says EXPAND (ack {ack}, confirmOffset "
+                                     f"{before.confirm_offset}, epoch start {epoch_start})", f"{member} added: {outcome}"))
+
+    # ------------------------------------------------------------------ confirmOffset and writes
+
+    def _confirm_offset(self, rules: BrokerRules, node: _Broker, event, before, view, out) -> None:
+        if view.confirm_offset <= before.confirm_offset or view.sync_state is None or view.role_state.role is not Role.MASTER:
+            return
+        in_use = rules.in_use(view.sync_state)
+        decision = rules.compute_master_confirm_offset(view.max_offset, in_use, view.broker_id, self._member_acks(node),
+                                                       before.confirm_offset)
+        if decision.outcome is not ConfirmOutcome.COMPUTED or view.confirm_offset > decision.confirm_offset:
+            bound = (f"it stays at {before.confirm_offset}: {', '.join(map(str, decision.unconnected))} reported no ack"
+                     if decision.outcome is not ConfirmOutcome.COMPUTED else f"at most {decision.confirm_offset}")
+            out.append(violation("compute_master_confirm_offset", event.node,
+                                 f"{event.node} at t={event.time} ms, in-sync {sorted(in_use)}, acks "
+                                 f"{dict(sorted(self._member_acks(node).items()))}",
+                                 bound, f"confirmOffset {view.confirm_offset}"))
+
+    def _admission(self, rules: BrokerRules, event, before, produce: Produce, out) -> None:
+        in_use = rules.in_use(before.sync_state) if before.sync_state is not None else frozenset()
+        decision = rules.check_write_admission(before.role_state, in_use, rules.config)
+        for m in event.outputs:
+            p = m.payload
+            if isinstance(p, ProduceResult) and p.msg_id == produce.msg_id and not decision.admitted \
+                    and p.status != decision.status.value:
+                out.append(violation("put_message", event.node, f"{event.node} at t={event.time} ms, write {p.msg_id}",
+                                     f"{decision.status.value} ({decision.check})", p.status))
+
+    def _acknowledged(self, rules: BrokerRules, node: _Broker, event, view, out) -> None:
+        for m in event.outputs:
+            p = m.payload
+            if not (isinstance(p, ProduceResult) and p.status == PutMessageStatus.PUT_OK.value):
+                continue
+            what = f"{event.node} at t={event.time} ms, write {p.msg_id} acknowledged"
+            entry = next((e for e in view.log if e.msg_id == p.msg_id), None)
+            if entry is None or view.sync_state is None:
+                out.append(violation("put_message", event.node, what, "a write the master holds, as master",
+                                     "not in its log" if entry is None else "not a master"))
+                continue
+            in_use = rules.in_use(view.sync_state)
+            need = rules.check_write_admission(attrs.evolve(view.role_state, fenced=False, role=Role.MASTER), in_use,
+                                               rules.config).need_ack_nums
+            acks = self._member_acks(node)
+            status = rules.replication_status(need, entry.end, in_use, view.broker_id, acks, event.time, _NEVER)
+            if status is not ReplicationOutcome.PUT_OK:
+                out.append(violation("put_message", event.node, what,
+                                     f"PUT_OK once the in-sync members {sorted(in_use)} acked offset {entry.end}",
+                                     f"acks {dict(sorted(acks.items()))}"))
+
+
+def _role(state) -> str:
+    return (f"{state.role.name} (masterEpoch {state.master_epoch}, master {state.master_broker_id}, "
+            f"{'fenced' if state.fenced else 'unfenced'})")
+
+
+def _sss(state) -> str:
+    if state is None:
+        return "no SyncStateSet"
+    proposed = "" if state.proposed is None else f", proposed {sorted(state.proposed)}"
+    return f"{sorted(state.local)} at epoch {state.local_epoch}{proposed}"
+
+
+def _short_note(note: NotifyBrokerRoleChanged) -> str:
+    return (f"(master {note.master_broker_id}, masterEpoch {note.master_epoch}, SyncStateSet "
+            f"{sorted(note.sync_state_set)} at {note.sync_state_set_epoch})")

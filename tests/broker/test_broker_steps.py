@@ -1,0 +1,209 @@
+"""Step conformance of controller-mode brokers (spec/steps/broker.py), one table per procedure.
+
+Each row is one step of broker b1, built by hand: its view before (role, SyncStateSet,
+offsets), what the slaves told it (handshakes, acks), the input and the view and
+messages after; the row names the outcome and the properties it must violate (none: a
+step the spec allows).
+"""
+from __future__ import annotations
+
+import attrs
+import pytest
+
+from reference.node_api import Message
+from spec.broker.messages import BrokerNodeConfig, BrokerNodeView, Produce, ProduceResult
+from spec.broker.records import DEFAULT_HA_CONFIG, BrokerRoleState, LogEntry, MasterSyncStateSet, Role
+from spec.controller.messages import ControllerAnswer, ControllerCall, NotifyBrokerRoleChanged
+from spec.controller.records import (
+    AlterSyncStateSetRequest,
+    AlterSyncStateSetResponse,
+    ElectMasterResponse,
+    ResponseCode as RC,
+    SyncStateSet,
+)
+from spec.steps import BOOT, MESSAGE, TICK, StepEvent, step_property
+from spec.steps.broker import PROCEDURES, PROPERTIES, BrokerSteps
+from spec.truncation.epoch_file import EpochEntry, EpochFile
+from spec.truncation.messages import HandshakeRequest, SlaveReport
+
+MASTER = BrokerRoleState(1, Role.MASTER, 3, 1, "b1", fenced=False, registered=True)
+SLAVE = BrokerRoleState(1, Role.SLAVE, 3, 2, "b2", fenced=False, registered=True)
+EPOCHS = EpochFile((EpochEntry(3, 0),))
+
+
+def view(role=MASTER, sss=MasterSyncStateSet({1, 2}, 5), max_offset=100, confirm=50, dispatched=None, log=()):
+    return BrokerNodeView("b1", role, sss, max_offset, max_offset, confirm,
+                          confirm if dispatched is None else dispatched, EPOCHS, tuple(log))
+
+
+class Broker:
+    def __init__(self, before: BrokerNodeView, all_ack: bool = True):
+        ha = attrs.evolve(DEFAULT_HA_CONFIG, all_ack_in_sync_state_set=all_ack)
+        self.steps = BrokerSteps({"b1": BrokerNodeConfig("c", "broker-a", ("c1",), ha)})
+        self.found = self.steps.check(StepEvent("b1", 0, BOOT, view=view(role=BrokerRoleState(1), sss=None)))
+        self.found += self.steps.check(StepEvent("b1", 1, TICK, view=before))
+        self.before = before
+
+    def slave(self, node: str, broker_id: int, ack: int | None, learner: bool = False) -> None:
+        epoch = self.before.role_state.master_epoch
+        self.found += self.steps.check(StepEvent("b1", 2, MESSAGE, node, HandshakeRequest(epoch, broker_id, learner),
+                                                 self.before))
+        if ack is not None:
+            self.found += self.steps.check(StepEvent("b1", 3, MESSAGE, node, SlaveReport(epoch, ack), self.before))
+
+    def step(self, after: BrokerNodeView, payload=None, outputs=(), src="c1") -> list:
+        kind = TICK if payload is None else MESSAGE
+        self.found += self.steps.check(StepEvent("b1", 10, kind, src if payload is not None else None, payload, after,
+                                                 tuple(Message("b1", dst, p) for dst, p in outputs)))
+        return sorted({v.property for v in self.found})
+
+
+def sp(*procedures):
+    return sorted(step_property(p) for p in procedures)
+
+
+def test_every_procedure_is_a_property():
+    assert PROPERTIES == tuple(step_property(p) for p in PROCEDURES)
+
+
+# ------------------------------------------------------------------ change_broker_role
+
+NOTE = NotifyBrokerRoleChanged("broker-a", 1, "b1", 4, 7, frozenset({1, 3}))
+
+
+@pytest.mark.parametrize("outcome, note, after, violated", [
+    ("becomes_master_adopting_the_set", NOTE,
+     view(role=attrs.evolve(SLAVE, role=Role.MASTER, master_epoch=4, master_broker_id=1, master_address="b1"),
+          sss=MasterSyncStateSet({1, 3}, 7)), []),
+    ("becomes_master_adopting_itself", NOTE,
+     view(role=attrs.evolve(SLAVE, role=Role.MASTER, master_epoch=4, master_broker_id=1, master_address="b1"),
+          sss=MasterSyncStateSet({1}, 7)), sp("change_broker_role")),
+    ("ignores_a_stale_epoch", attrs.evolve(NOTE, master_epoch=3), view(role=SLAVE, sss=None), []),
+    ("applies_a_stale_epoch", attrs.evolve(NOTE, master_epoch=2),
+     view(role=attrs.evolve(SLAVE, role=Role.MASTER, master_epoch=2, master_broker_id=1, master_address="b1"),
+          sss=MasterSyncStateSet({1, 3}, 7)), sp("change_broker_role")),
+    ("becomes_slave", attrs.evolve(NOTE, master_broker_id=3, master_address="b3"),
+     view(role=attrs.evolve(SLAVE, master_epoch=4, master_broker_id=3, master_address="b3"), sss=None), []),
+])
+def test_change_broker_role_on_a_notification(outcome, note, after, violated):
+    assert Broker(view(role=SLAVE, sss=None)).step(after, note) == violated
+
+
+@pytest.mark.parametrize("outcome, after, violated", [
+    ("applied", view(role=attrs.evolve(SLAVE, role=Role.MASTER, master_epoch=4, master_broker_id=1, master_address="b1"),
+                     sss=MasterSyncStateSet({1}, 8)), []),
+    ("ignored_as_a_late_answer", view(role=SLAVE, sss=None), []),
+    ("applied_at_another_epoch", view(role=attrs.evolve(SLAVE, role=Role.MASTER, master_epoch=5, master_broker_id=1),
+                                      sss=MasterSyncStateSet({1}, 8)), sp("change_broker_role")),
+])
+def test_change_broker_role_on_an_elect_reply(outcome, after, violated):
+    reply = ElectMasterResponse(RC.SUCCESS, 1, "b1", 4, 8, frozenset({1}))
+    assert Broker(view(role=SLAVE, sss=None)).step(after, ControllerAnswer(1, reply)) == violated
+
+
+# ------------------------------------------------------------------ apply_sync_state_set
+
+PROPOSING = MasterSyncStateSet({1, 2}, 5, {1, 2, 3})
+
+
+@pytest.mark.parametrize("outcome, code, after, violated", [
+    ("accepted_and_applied", RC.SUCCESS, MasterSyncStateSet({1, 2, 3}, 6), []),
+    ("rejected_keeps_the_proposal", RC.CONTROLLER_FENCED_SYNC_STATE_SET_EPOCH, PROPOSING, []),
+    ("rejected_drops_the_proposal", RC.CONTROLLER_FENCED_SYNC_STATE_SET_EPOCH, MasterSyncStateSet({1, 2}, 5),
+     sp("apply_sync_state_set")),
+    ("accepted_at_the_wrong_epoch", RC.SUCCESS, MasterSyncStateSet({1, 2, 3}, 9), sp("apply_sync_state_set")),
+])
+def test_apply_sync_state_set_on_an_alter_reply(outcome, code, after, violated):
+    reply = AlterSyncStateSetResponse(code, 6, SyncStateSet(frozenset({1, 2, 3}), 6)) if code == RC.SUCCESS \
+        else AlterSyncStateSetResponse(code)
+    assert Broker(view(sss=PROPOSING)).step(view(sss=after), ControllerAnswer(1, reply)) == violated
+
+
+# ------------------------------------------------------------------ maybe_expand, maybe_shrink
+
+
+def _alter(new_set, epoch=5):
+    return ("c1", ControllerCall(1, AlterSyncStateSetRequest("broker-a", 1, 3, frozenset(new_set), epoch)))
+
+
+@pytest.mark.parametrize("outcome, ack, learner, new_set, violated", [
+    ("expands_a_caught_up_slave", 60, False, {1, 2, 3}, []),
+    ("expands_a_slave_behind_confirm_offset", 40, False, {1, 2, 3}, sp("maybe_expand")),
+    ("expands_a_learner", 60, True, {1, 2, 3}, sp("maybe_expand")),
+    ("expands_a_slave_that_never_acked", None, False, {1, 2, 3}, sp("maybe_expand")),
+    ("shrinks_a_member", 60, False, {1}, []),
+    ("shrinks_the_master", 60, False, {2}, sp("maybe_shrink")),
+])
+def test_expand_and_shrink(outcome, ack, learner, new_set, violated):
+    broker = Broker(view())
+    broker.slave("b3", 3, ack, learner)
+    after = view(sss=MasterSyncStateSet({1, 2}, 5, new_set))
+    assert broker.step(after, None, [_alter(new_set)]) == violated
+
+
+def test_an_alter_carries_the_masters_epochs():
+    broker = Broker(view())
+    broker.slave("b3", 3, 60)
+    assert broker.step(view(sss=MasterSyncStateSet({1, 2}, 5, {1, 2, 3})), None, [_alter({1, 2, 3}, epoch=4)]) \
+        == sp("maybe_expand")
+
+
+# ------------------------------------------------------------------ compute_master_confirm_offset
+
+
+@pytest.mark.parametrize("outcome, acks, confirm_after, violated", [
+    ("rises_to_the_members_acks", {"b2": 80}, 80, []),
+    ("stays_put", {"b2": 80}, 50, []),
+    ("rises_past_a_members_ack", {"b2": 80}, 90, sp("compute_master_confirm_offset")),
+    ("rises_while_a_member_never_acked", {}, 90, sp("compute_master_confirm_offset")),
+])
+def test_compute_master_confirm_offset(outcome, acks, confirm_after, violated):
+    broker = Broker(view())
+    for node, ack in acks.items():
+        broker.slave(node, 2, ack)
+    broker.slave("b3", 3, None)  # connected, not a member: does not count
+    assert broker.step(view(confirm=confirm_after)) == violated
+
+
+# ------------------------------------------------------------------ put_message
+
+WRITE = LogEntry("m9", 100, 110)
+
+
+@pytest.mark.parametrize("outcome, all_ack, ack, status, violated", [
+    ("acknowledged_once_every_member_acked", True, 110, "PUT_OK", []),
+    ("acknowledged_before_a_member_acked", True, 100, "PUT_OK", sp("put_message")),
+    ("acknowledged_by_the_master_alone_without_all_ack", False, 100, "PUT_OK", []),
+    ("still_waiting", True, 100, None, []),
+])
+def test_put_message_acknowledgement(outcome, all_ack, ack, status, violated):
+    broker = Broker(view(), all_ack=all_ack)
+    broker.slave("b2", 2, ack)
+    after = view(max_offset=110, log=(WRITE,))
+    outputs = [("client", ProduceResult("m9", status))] if status else []
+    assert broker.step(after, Produce("m9"), outputs, src="client") == violated
+
+
+@pytest.mark.parametrize("outcome, before, status, violated", [
+    ("a_slave_refuses", view(role=SLAVE, sss=None), "SERVICE_NOT_AVAILABLE", []),
+    ("a_slave_answers_another_status", view(role=SLAVE, sss=None), "IN_SYNC_REPLICAS_NOT_ENOUGH", sp("put_message")),
+    ("a_fenced_master_refuses", view(role=attrs.evolve(MASTER, fenced=True)), "SERVICE_NOT_AVAILABLE", []),
+])
+def test_put_message_admission(outcome, before, status, violated):
+    broker = Broker(before)
+    assert broker.step(before, Produce("m9"), [("client", ProduceResult("m9", status))], src="client") == violated
+
+
+# ------------------------------------------------------------------ on_restart
+
+
+@pytest.mark.parametrize("outcome, booted, violated", [
+    ("fenced_without_a_role", view(role=BrokerRoleState(1), sss=None), []),
+    ("serving_as_master", view(role=MASTER, sss=MasterSyncStateSet({1}, 0)), sp("on_restart")),
+    ("consume_queue_past_confirm_offset", view(role=BrokerRoleState(1), sss=None, confirm=50, dispatched=100),
+     sp("on_restart")),
+])
+def test_on_restart(outcome, booted, violated):
+    steps = BrokerSteps({})
+    found = steps.check(StepEvent("b1", 0, BOOT, view=booted))
+    assert sorted({v.property for v in found}) == violated
