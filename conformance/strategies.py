@@ -772,7 +772,12 @@ def heartbeat_round_decision_args(draw, aim: str = "any") -> dict:
 def parse_args(draw, aim: str = "any") -> dict:
     """Vote counts to parse; ``known_leader``: a voter answered that it has a leader, and no
     larger term was seen (the already-has-leader rows decide); ``not_ready_quorum``: a quorum
-    counting the voters not ready for the term, a minority without them."""
+    counting the voters not ready for the term, a minority without them; ``accepted_quorum``:
+    a quorum of accepts, or one short of it."""
+    if aim == "accepted_quorum":  # a quorum of accepts, or one short of it
+        n = draw(st.integers(1, 5))
+        accepted = n // 2 + 1 - draw(st.sampled_from((0, 0, 1)))
+        return {"counts": VoteCounts(draw(st.integers(0, 5)), n, n, accepted), "peer_size": n}
     if aim == "not_ready_quorum":  # a quorum only with the voters whose term was not ready
         n = draw(st.integers(3, 5))
         ready = draw(st.integers(1, n // 2))
@@ -851,7 +856,8 @@ STRATA: dict[str, dict[str, st.SearchStrategy]] = {
     "dledger.handle_heartbeat": {aim: heartbeat_args(aim) for aim in HEARTBEAT_AIMS},
     "dledger.decide_heartbeat_round": {aim: heartbeat_round_decision_args(aim)
                                        for aim in ("any", "keep", "inconsistent_leader", "lease_edge")},
-    "dledger.parse_vote_result": {aim: parse_args(aim) for aim in ("any", "known_leader", "not_ready_quorum")},
+    "dledger.parse_vote_result": {aim: parse_args(aim)
+                                  for aim in ("any", "known_leader", "not_ready_quorum", "accepted_quorum")},
     "broker.maybe_shrink": {aim: shrink_args(aim) for aim in ("any", "lag_edge")},
     "truncation.append": {aim: append_args(aim) for aim in ("any", "edge")},
     "broker.maybe_expand": {aim: expand_args(aim) for aim in ("any", "outsider", "async_learner")},

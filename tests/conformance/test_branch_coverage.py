@@ -10,7 +10,14 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from adapters.operations import OPERATIONS
+from spec.controller.api import ELECT_MASTER_OUTCOMES
+from spec.dledger.candidate import PARSE_OUTCOMES
+from spec.dledger.heartbeat import HEARTBEAT_ROUND_OUTCOMES, HEARTBEAT_ROWS
+from spec.dledger.log import PUSH_ROWS
+from spec.dledger.vote import VOTE_OUTCOMES
 from tests.conformance.branch_coverage import NOT_DECISIONS, ROOT, UNREACHABLE, _line, judged
 
 # the procedure behind each family of operations: the scope must hold them (a measurement
@@ -25,12 +32,18 @@ ENTRY_POINTS = {
 }
 
 
-def test_every_decision_branch_is_reached_at_the_differential_tests_budget(tmp_path):
-    out = tmp_path / "coverage.json"
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    """One run of the measurement, as a user runs it: (the finished process, its JSON figures)."""
+    out = tmp_path_factory.mktemp("branch-coverage") / "coverage.json"
     done = subprocess.run([sys.executable, "-m", "tests.conformance.branch_coverage", "--json", str(out)],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
+    return done, json.loads(out.read_text())
+
+
+def test_every_decision_branch_is_reached_at_the_differential_tests_budget(measured):
+    done, figures = measured
     print(done.stdout)
-    figures = json.loads(out.read_text())
     missed = [f"{f['module']}:{f['function']} {f['missing']}" for f in figures["functions"]
               if f["covered"] != f["branches"]]
     assert done.returncode == 0 and not missed, done.stdout + done.stderr
@@ -38,6 +51,28 @@ def test_every_decision_branch_is_reached_at_the_differential_tests_budget(tmp_p
     assert ENTRY_POINTS <= scope, ENTRY_POINTS - scope
     assert sum(f["branches"] for f in figures["functions"]) > 300
     assert set(figures["outcomes"]) == set(OPERATIONS)  # every operation was driven
+
+
+# operation -> (the outcomes its spec names, how a counted label shows one: its head or its row)
+DECLARED_OUTCOMES = {
+    "dledger.handle_vote": (VOTE_OUTCOMES, "head"),
+    "dledger.handle_push": (PUSH_ROWS, "row"),
+    "dledger.handle_heartbeat": (HEARTBEAT_ROWS, "row"),
+    "dledger.decide_heartbeat_round": (HEARTBEAT_ROUND_OUTCOMES, "head"),
+    "dledger.parse_vote_result": (PARSE_OUTCOMES, "head"),
+    "controller.handle": (ELECT_MASTER_OUTCOMES, "row"),
+}
+
+
+def test_every_declared_outcome_is_reached_by_its_own_operation(measured):
+    """Branch coverage can be reached through another operation (a candidate round parses
+    votes too); each operation's own generator must reach every outcome its spec names."""
+    outcomes = measured[1]["outcomes"]
+    missing = {}
+    for operation, (declared, part) in DECLARED_OUTCOMES.items():
+        seen = {label.split(":")[-1].split("/")[0 if part == "head" else -1] for label in outcomes[operation]}
+        missing[operation] = sorted(set(declared) - seen)
+    assert not any(missing.values()), missing
 
 
 def _report(missing, executed=((1, 2),)):
