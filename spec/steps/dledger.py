@@ -411,6 +411,12 @@ class DLedgerSteps:
         s.parse, s.known_max, s.next_vote_lo = frozenset(results), frozenset(known), min(lows)
         s.vote = None
 
+    def decides_at(self, node: str, t: int) -> bool:
+        """Whether a heartbeat round of ``node`` is decided at ``t`` in one of its
+        histories: a tick then must be judged even if it shows nothing, since a reply
+        of the same instant counts only if it came before the tick."""
+        return any(s.hb is not None and self._hb_instant(s.hb) == t for s in self.nodes.get(node, ()))
+
     def _hb_instant(self, r: _Round) -> int | None:
         """When the leader decides the round: heartBeatResultWait (0.3.2+: 10 ms, before: 0)
         after its latch opened at a reply or timed out (heartBeatTimeIntervalMs - that wait)."""
