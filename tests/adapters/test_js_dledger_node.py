@@ -61,3 +61,12 @@ def test_each_slip_is_caught_by_its_counterexample(slip):
     plain = script.with_steps(s for s in script.steps if s.op != "expect")
     run = execute(plain, adapter(), record_trace=False)
     assert run.error is None and not run.violations, (run.error, [r.violation.message for r in run.violations[:3]])
+
+
+@pytest.mark.parametrize("script", sorted((ROOT / "tests" / "fixtures" / "js" / "correct").glob("*.rmqha")),
+                         ids=lambda p: p.stem)
+def test_the_correct_node_passes_what_once_flagged_it(script):
+    """Scripts on which the correct node was once judged wrong (a false positive, fixed
+    in the checker): it passes them."""
+    ex = execute(read_script(str(script)), adapter())
+    assert ex.error is None and not ex.violations, [r.violation.message for r in ex.violations]
