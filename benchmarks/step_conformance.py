@@ -3,7 +3,8 @@ judged (spec/steps) and without, wall and CPU time, against the target.
 
 Target (issue 14): a campaign with step conformance takes at most 1.5x its time
 without. Runs are executed as a campaign executes them (no shrinking: both sides pass).
-Scenarios whose nodes are judged step by step: dledger (default), classic, truncation.
+Scenarios whose nodes are judged step by step: dledger (default), classic, truncation,
+controller (its controllers and brokers).
 Usage:
 
     python benchmarks/step_conformance.py [--scenario S] [--runs N] [--adapter SPEC]
@@ -20,13 +21,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from conformance.campaign import execute, plan_configs  # noqa: E402
 from conformance.scenarios.classic import ClassicCluster  # noqa: E402
+from conformance.scenarios.controller import ControllerCluster  # noqa: E402
 from conformance.scenarios.dledger import DLedgerCluster  # noqa: E402
 from conformance.scenarios.registry import get_scenario  # noqa: E402
 from conformance.scenarios.truncation import TruncationCluster  # noqa: E402
 
 TARGET = 1.5  # at most this many times a campaign's time without step conformance
 # the cluster class whose new_steps() builds each scenario's step checker
-CLUSTERS = {"dledger": DLedgerCluster, "classic": ClassicCluster, "truncation": TruncationCluster}
+CLUSTERS = {"dledger": DLedgerCluster, "classic": ClassicCluster, "truncation": TruncationCluster,
+            "controller": ControllerCluster}
 
 
 def timed(scripts, adapter: str) -> tuple[float, float, int]:

@@ -27,9 +27,14 @@ import attrs
 
 from adapters import codec
 from conformance.errors import UserError
+from spec.broker.messages import BrokerNodeConfig, BrokerNodeView
+from spec.controller.messages import ControllerNodeView
+from spec.controller.profiles import PROFILES as CONTROLLER_PROFILES
+from spec.controller.records import DEFAULT_CONFIG as DEFAULT_CONTROLLER_CONFIG, ControllerConfig
 from spec.dledger.profiles import DEFAULT_TIMING, PROFILES, Timing
 from spec.dledger.records import DLedgerView, Entry
 from spec.steps import INPUTS, MESSAGE, Sent, StepEvent, StepViolation
+from spec.steps.controller import ControllerStackSteps
 from spec.steps.dledger import DLedgerSteps
 from spec.steps.replica import ReplicaSteps
 from spec.truncation.messages import ReplicaView
@@ -37,12 +42,15 @@ from spec.truncation.messages import ReplicaView
 TRACE_FORMAT = "rmqha-trace/1"
 # node kinds whose steps a trace can be judged for: (view record, the type of its log's entries)
 VIEWS = {"dledger": (DLedgerView, tuple[Entry, ...]), "replica": (ReplicaView, tuple[tuple[int, int, str], ...])}
-KINDS = tuple(VIEWS)
-KIND_NAMES = {"dledger": "DLedger", "replica": "replica"}
+# ("controller": a controller group and the brokers of one set, the controller scenario's
+# nodes, each view whole: _StackDecoder)
+KINDS = tuple(VIEWS) + ("controller",)
+KIND_NAMES = {"dledger": "DLedger", "replica": "replica", "controller": "controller"}
 # the profiles a replica trace may declare (the truncation scenario's spec has one)
 REPLICA_PROFILES = ("rocketmq-5.1",)
 # scenarios whose runs write step traces (rmqha replay --step-trace): (node kind, default profile)
-SCENARIO_TRACES = {"dledger": ("dledger", "dledger-0.4"), "truncation": ("replica", REPLICA_PROFILES[0])}
+SCENARIO_TRACES = {"dledger": ("dledger", "dledger-0.4"), "truncation": ("replica", REPLICA_PROFILES[0]),
+                   "controller": ("controller", "rocketmq-5.1")}
 _LOG_FIELDS = ("log_from", "log_tail")
 
 
@@ -58,6 +66,11 @@ class TraceHeader:
     implementation: str = ""
     persist: str = "at-crash"  # "each-step": every step that changes term/vote/log persists
     timing: Timing = DEFAULT_TIMING
+    # kind "controller": which nodes are controllers (the others are brokers), the
+    # controllers' ControllerConfig and each broker's BrokerNodeConfig
+    controllers: tuple[str, ...] = ()
+    controller_config: ControllerConfig = DEFAULT_CONTROLLER_CONFIG
+    brokers: tuple = ()  # ((node, BrokerNodeConfig), ...)
 
 
 @attrs.frozen(slots=True)
@@ -109,7 +122,29 @@ def _header(line: str, where: str) -> TraceHeader:
     profile = raw.get("profile")
     if profile is not None and not isinstance(profile, str):
         raise TraceError(f"{where}: profile must be a string")
-    return TraceHeader(kind, tuple(nodes), profile, str(raw.get("implementation", "")), persist, timing)
+    header = TraceHeader(kind, tuple(nodes), profile, str(raw.get("implementation", "")), persist, timing)
+    return _stack_header(header, raw, where) if kind == "controller" else header
+
+
+def _stack_header(header: TraceHeader, raw: dict, where: str) -> TraceHeader:
+    """A controller-kind header's ``controllers`` (required), ``controller_config`` and
+    ``brokers`` (node -> BrokerNodeConfig; default: upstream's defaults)."""
+    controllers = raw.get("controllers")
+    if not (isinstance(controllers, list) and controllers and set(controllers) <= set(header.nodes)):
+        raise TraceError(f"{where}: controllers must be a non-empty list of the header's nodes")
+    try:
+        config = codec.decode(raw.get("controller_config") or codec.encode(DEFAULT_CONTROLLER_CONFIG),
+                              ControllerConfig, codec.registry("controller"), "controller_config")
+        configured = raw.get("brokers") or {}
+        if not isinstance(configured, dict):
+            raise codec.CodecError("brokers", "expected {node: BrokerNodeConfig}")
+        brokers = tuple(
+            (n, codec.decode(configured[n], BrokerNodeConfig, codec.registry("broker"), f"brokers.{n}")
+             if n in configured else BrokerNodeConfig("", "", tuple(controllers)))
+            for n in header.nodes if n not in controllers)
+    except codec.CodecError as exc:
+        raise TraceError(f"{where}: {exc}") from None
+    return attrs.evolve(header, controllers=tuple(controllers), controller_config=config, brokers=brokers)
 
 
 class _Decoder:
@@ -145,16 +180,20 @@ class _Decoder:
             src = raw.get("src")
             if not isinstance(src, str):
                 raise codec.CodecError("src", "a message event needs its sender")
-            payload = codec.decode(raw.get("payload"), Any, self.reg, "payload")
+            payload = codec.decode(raw.get("payload"), Any, self.registry(node), "payload")
         before = self.logs.get(node)
         view = self._view(node, raw.get("view"))
         outputs = []
         for i, o in enumerate(raw.get("outputs") or ()):
             if not isinstance(o, dict) or not isinstance(o.get("dst"), str):
                 raise codec.CodecError(f"outputs[{i}]", "expected {\"dst\": ..., \"payload\": ...}")
-            outputs.append(Sent(o["dst"], codec.decode(o.get("payload"), Any, self.reg, f"outputs[{i}].payload")))
-        persist = self._persist(node, raw.get("persist"), raw.get("view"), before, view.log)
+            outputs.append(Sent(o["dst"], codec.decode(o.get("payload"), Any, self.registry(node),
+                                                       f"outputs[{i}].payload")))
+        persist = self._persist(node, raw.get("persist"), raw.get("view"), before, getattr(view, "log", ()))
         return StepEvent(node, time, kind, src, payload, view, tuple(outputs), persist)
+
+    def registry(self, node: str) -> codec.Registry:
+        return self.reg
 
     def _log(self, raw: dict, prev: tuple, where: str) -> tuple:
         """The log given as ``log_from`` and ``log_tail`` after ``prev``."""
@@ -198,6 +237,29 @@ class _Decoder:
         return view
 
 
+class _StackDecoder(_Decoder):
+    """A controller-kind trace: controllers' and brokers' views, each whole (no log tails)."""
+
+    def __init__(self, header: TraceHeader):
+        self.nodes = frozenset(header.nodes)
+        self.controllers = frozenset(header.controllers)
+        self.regs = {"controller": codec.registry("controller"), "broker": codec.registry("broker")}
+        self.logs: dict[str, tuple] = {}
+        self.persisted: dict[str, tuple] = {}
+
+    def registry(self, node: str) -> codec.Registry:
+        return self.regs["controller" if node in self.controllers else "broker"]
+
+    def _view(self, node: str, raw: Any) -> Any:
+        if not isinstance(raw, dict):
+            raise codec.CodecError("view", "expected the node's view after the step")
+        kind = ControllerNodeView if node in self.controllers else BrokerNodeView
+        return codec.decode(raw, kind, self.registry(node), "view")
+
+    def _persist(self, node: str, raw: Any, raw_view: dict, view_before, view_log: tuple) -> Any:
+        return raw  # not judged for these kinds
+
+
 def read_events(lines: Iterable[str], name: str = "trace") -> tuple[TraceHeader, Iterator[tuple[int, StepEvent]]]:
     """The header and a lazy stream of (line number, event); bad lines raise TraceError."""
     it = iter(lines)
@@ -205,7 +267,7 @@ def read_events(lines: Iterable[str], name: str = "trace") -> tuple[TraceHeader,
     if first is None or not first.strip():
         raise TraceError(f"{name}: empty trace: nothing to validate")
     header = _header(first, f"{name}:1")
-    decoder = _Decoder(header)
+    decoder = _StackDecoder(header) if header.kind == "controller" else _Decoder(header)
 
     def events() -> Iterator[tuple[int, StepEvent]]:
         for number, line in enumerate(it, 2):
@@ -226,7 +288,7 @@ def validate(lines: Iterable[str], name: str = "trace", profile: str | None = No
              stop_at_first: bool = True) -> Validation:
     """Judge every step of a trace with the step checker of its node kind."""
     header, events = read_events(lines, name)
-    known = PROFILES if header.kind == "dledger" else REPLICA_PROFILES
+    known = {"dledger": PROFILES, "controller": CONTROLLER_PROFILES}.get(header.kind, REPLICA_PROFILES)
     chosen = profile or header.profile or (REPLICA_PROFILES[0] if header.kind == "replica" else None)
     if chosen is None:
         raise TraceError(f"{name}: the trace declares no profile: pass --profile (known: {', '.join(known)})")
@@ -234,6 +296,8 @@ def validate(lines: Iterable[str], name: str = "trace", profile: str | None = No
         raise TraceError(f"{name}: unknown {KIND_NAMES[header.kind]} profile {chosen!r} (known: {', '.join(known)})")
     if header.kind == "replica":
         checker: Any = ReplicaSteps(header.nodes)
+    elif header.kind == "controller":
+        checker = ControllerStackSteps(header.controllers, chosen, header.controller_config, dict(header.brokers))
     else:
         checker = DLedgerSteps(header.nodes, PROFILES[chosen], header.timing, header.persist == "each-step")
     result = Validation(header, chosen)
@@ -255,12 +319,18 @@ class TraceWriter:
     """Writes a run's steps as an ``rmqha-trace/1`` trace (logs as tails after the first view)."""
 
     def __init__(self, out: IO[str], kind: str, nodes: Iterable[str], profile: str | None,
-                 implementation: str = "", persist: str = "each-step"):
+                 implementation: str = "", persist: str = "each-step", stack: tuple | None = None):
+        """``stack`` (kind "controller"): (controllers, ControllerConfig, {broker: BrokerNodeConfig})."""
         self.out = out
+        self.kind = kind
         self.logs: dict[str, tuple] = {}
         self.persisted: dict[str, tuple] = {}
         header = {"trace": TRACE_FORMAT, "kind": kind, "nodes": list(nodes), "profile": profile,
                   "implementation": implementation, "persist": persist}
+        if stack is not None:
+            controllers, config, brokers = stack
+            header.update(controllers=list(controllers), controller_config=codec.encode(config),
+                          brokers={n: codec.encode(c) for n, c in brokers.items()})
         out.write(_dumps(header))
 
     def write(self, e: StepEvent) -> None:
@@ -271,11 +341,13 @@ class TraceWriter:
         if e.input == "boot":
             self.logs.pop(e.node, None)
             self.persisted.pop(e.node, None)
-        if e.view is not None:
+        if e.view is not None and self.kind == "controller":
+            line["view"] = codec.encode(e.view)  # (views whole)
+        elif e.view is not None:
             line["view"] = _with_log(codec.encode(attrs.evolve(e.view, log=())), self.logs, e.node, e.view.log)
         if e.outputs:
             line["outputs"] = [{"dst": o.dst, "payload": codec.encode(o.payload)} for o in e.outputs]
-        if e.persist is not None:
+        if e.persist is not None and self.kind != "controller":  # (the controller kind's are not judged)
             log = getattr(e.persist, "log", None)
             if attrs.has(type(e.persist)) and log is not None:  # a DLedger state: its log as a tail
                 line["persist"] = _with_log(codec.encode(attrs.evolve(e.persist, log=())), self.persisted, e.node,

@@ -19,6 +19,7 @@ import sys
 
 from adapters import runs_in_process
 from conformance.campaign import execute
+from conformance.scenarios.controller import stack_setups
 from conformance.errors import AdapterError, UserError
 from conformance.scenarios.base import ExpectationFailed
 from conformance.script import read_script
@@ -46,8 +47,8 @@ def register(sub) -> None:
     p.add_argument("--trace", metavar="OUT", default=None,
                    help="write the trace as JSON lines to OUT (default: not written)")
     p.add_argument("--step-trace", metavar="OUT", default=None,
-                   help="write every node step as an rmqha-trace/1 step trace to OUT (dledger scenario; "
-                        "judge it with rmqha validate; default: not written)")
+                   help="write every node step as an rmqha-trace/1 step trace to OUT (scenarios dledger, "
+                        "truncation, controller; judge it with rmqha validate; default: not written)")
     p.set_defaults(func=run)
 
 
@@ -79,8 +80,14 @@ def run(args) -> int:
         sink = None
         if steps is not None:
             kind, default_profile = TRACE_KINDS[script.scenario]
+            stack = None
+            if kind == "controller":  # which nodes are controllers, and how everything is configured
+                controllers = tuple(n for n in script.nodes if n.startswith("c"))
+                setup, brokers = stack_setups(script, controllers, tuple(n for n in script.nodes if n not in controllers))
+                stack = (controllers, setup.config, brokers)
             writer = TraceWriter(steps, kind, script.nodes, script.profile or default_profile,
-                                 f"rmqha replay ({adapter})", "each-step" if _in_process(adapter) else "at-crash")
+                                 f"rmqha replay ({adapter})", "each-step" if _in_process(adapter) else "at-crash",
+                                 stack)
             sink = writer.write
         ex = execute(script, adapter, record_trace=True, step_sink=sink)
     except ExpectationFailed as exc:

@@ -18,6 +18,7 @@ import sys
 
 from conformance.errors import UserError
 from conformance.traces import REPLICA_PROFILES, Validation, validate
+from spec.controller.profiles import PROFILES as CONTROLLER_PROFILES
 from spec.dledger.profiles import PROFILES
 
 
@@ -25,7 +26,7 @@ def register(sub) -> None:
     p = sub.add_parser("validate", help="judge every step of a recorded trace (rmqha-trace/1) against the spec",
                        description=__doc__)
     p.add_argument("trace", help="step trace, JSON lines ('-' for stdin)")
-    p.add_argument("--profile", default=None, choices=sorted(PROFILES) + list(REPLICA_PROFILES),
+    p.add_argument("--profile", default=None, choices=sorted(PROFILES) + sorted(set(REPLICA_PROFILES) | set(CONTROLLER_PROFILES)),
                    help="profile to judge against (default: the one the trace's header declares)")
     p.add_argument("--all", action="store_true",
                    help="go on after the first disallowed step and print every one (default: stop at the first)")

@@ -83,6 +83,36 @@ def _bool(value: str, where: str) -> bool:
     raise UserError(f"{where}: want true or false, not {value!r}")
 
 
+def stack_setups(script: Script, controllers, brokers) -> tuple[ControllerNodeConfig, dict[str, BrokerNodeConfig]]:
+    """What the script's options configure: the controllers' ControllerNodeConfig (profile,
+    ControllerConfig) and each broker's BrokerNodeConfig (bad options are bad input)."""
+    acks = script.option("acks", "all")
+    if acks not in ("all", "default"):
+        raise UserError(f"option acks: want all or default, not {acks!r}")
+    try:
+        ha = attrs.evolve(
+            DEFAULT_HA_CONFIG,
+            all_ack_in_sync_state_set=acks == "all",
+            in_sync_replicas=int(script.option("in-sync-replicas", "1")),
+            min_in_sync_replicas=int(script.option("min-in-sync-replicas", "1")),
+        )
+    except ValueError as exc:
+        raise UserError(f"option: {exc}") from None
+    unclean = _bool(script.option("unclean", "false"), "option unclean")
+    config = attrs.evolve(DEFAULT_CONFIG, enable_elect_unclean_master=unclean)
+    get_profile(script.profile or "rocketmq-5.1")  # an unknown profile is bad input, before any node starts
+    learner = script.option("learner")
+    if learner is not None and learner not in brokers:
+        raise UserError(f"option learner: {learner!r} is not a broker ({' '.join(brokers)})")
+    priorities = _priorities(script.option("priorities"), brokers)
+    broker_setups = {
+        b: BrokerNodeConfig(CLUSTER, BROKER_NAME, tuple(controllers), ha, async_learner=(b == learner),
+                            election_priority=priorities.get(b, MAX_ELECTION_PRIORITY))
+        for b in brokers
+    }
+    return ControllerNodeConfig(script.profile or "rocketmq-5.1", config), broker_setups
+
+
 class ControllerCluster(SimCluster):
     scenario = "controller"
 
@@ -96,33 +126,10 @@ class ControllerCluster(SimCluster):
             raise UserError(f"the controller scenario names controllers c* and brokers b*: what is {other!r}?")
         if len(self.controllers) < 1 or not 1 <= len(self.brokers) <= 5:
             raise UserError(f"the controller scenario needs controllers c* and 1-5 brokers b*, not {' '.join(self.peers)}")
-        acks = script.option("acks", "all")
-        if acks not in ("all", "default"):
-            raise UserError(f"option acks: want all or default, not {acks!r}")
-        self.all_ack = acks == "all"
-        try:
-            ha = attrs.evolve(
-                DEFAULT_HA_CONFIG,
-                all_ack_in_sync_state_set=self.all_ack,
-                in_sync_replicas=int(script.option("in-sync-replicas", "1")),
-                min_in_sync_replicas=int(script.option("min-in-sync-replicas", "1")),
-            )
-        except ValueError as exc:
-            raise UserError(f"option: {exc}") from None
-        unclean = _bool(script.option("unclean", "false"), "option unclean")
+        controller_setup, broker_setups = stack_setups(script, self.controllers, self.brokers)
+        self.all_ack = next(iter(broker_setups.values())).ha.all_ack_in_sync_state_set
         # what the controllers are configured with, and what the monitor judges them by
-        self.controller_config = attrs.evolve(DEFAULT_CONFIG, enable_elect_unclean_master=unclean)
-        get_profile(script.profile or "rocketmq-5.1")  # an unknown profile is bad input, before any node starts
-        controller_setup = ControllerNodeConfig(script.profile or "rocketmq-5.1", self.controller_config)
-        learner = script.option("learner")
-        if learner is not None and learner not in self.brokers:
-            raise UserError(f"option learner: {learner!r} is not a broker ({' '.join(self.brokers)})")
-        priorities = _priorities(script.option("priorities"), self.brokers)
-        broker_setups = {
-            b: BrokerNodeConfig(CLUSTER, BROKER_NAME, self.controllers, ha, async_learner=(b == learner),
-                                election_priority=priorities.get(b, MAX_ELECTION_PRIORITY))
-            for b in self.brokers
-        }
+        self.controller_config = controller_setup.config
         # monitor state
         self.acknowledged: set[str] = set()
         self.consumed: set[str] = set()

@@ -30,6 +30,7 @@ so only the master's own membership is judged there.
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Optional
 
 import attrs
@@ -79,6 +80,7 @@ class BrokerSteps:
     def __init__(self, configs: dict[str, BrokerNodeConfig]):
         self.rules = {node: BrokerRules(config=c.ha) for node, c in configs.items()}
         self.nodes: dict[str, _Broker] = {}
+        self.judged: Counter = Counter()  # steps judged per procedure
 
     def check(self, event: StepEvent) -> list[StepViolation]:
         if event.input == CRASH:
@@ -117,6 +119,7 @@ class BrokerSteps:
     # ------------------------------------------------------------------ restart
 
     def _boot(self, rules: BrokerRules, event: StepEvent, view: BrokerNodeView, out) -> None:
+        self.judged["on_restart"] += 1
         what = f"{event.node} at t={event.time} ms, (re)start"
         if view.role_state != rules.on_restart(view.role_state):
             out.append(violation("on_restart", event.node, what, f"{rules.on_restart(view.role_state)} (fenced, no role)",
@@ -151,6 +154,7 @@ class BrokerSteps:
 
     def _role(self, event, before, view, decision: RoleDecision, source: str, may_ignore: bool, out) -> None:
         what = f"{event.node} at t={event.time} ms, {source}"
+        self.judged["change_broker_role"] += 1
         expected = decision.state
         after = view.role_state
         if may_ignore and after == before.role_state:
@@ -187,6 +191,7 @@ class BrokerSteps:
             self._sync_state(event, before, view, applied, f"alterSyncStateSet reply {response.code.name}", out)
 
     def _sync_state(self, event, before, view, expected, source: str, out) -> None:
+        self.judged["apply_sync_state_set"] += 1
         if view.sync_state not in (before.sync_state, expected) and view.role_state == before.role_state:
             out.append(violation("apply_sync_state_set", event.node, f"{event.node} at t={event.time} ms, {source}",
                                  _sss(expected), _sss(view.sync_state)))
@@ -198,6 +203,8 @@ class BrokerSteps:
                 continue
             r = m.payload.request
             what = f"{event.node} at t={event.time} ms, alterSyncStateSet {sorted(r.new_sync_state_set)}"
+            self.judged["maybe_shrink"] += 1
+            self.judged["maybe_expand"] += 1
             role = before.role_state
             if state is None or role.role is not Role.MASTER:
                 out.append(violation("maybe_expand", event.node, what, "alters only from a master", _role(role)))
@@ -237,6 +244,7 @@ class BrokerSteps:
         if view.confirm_offset <= before.confirm_offset or view.sync_state is None or view.role_state.role is not Role.MASTER:
             return
         in_use = rules.in_use(view.sync_state)
+        self.judged["compute_master_confirm_offset"] += 1
         decision = rules.compute_master_confirm_offset(view.max_offset, in_use, view.broker_id, self._member_acks(node),
                                                        before.confirm_offset)
         if decision.outcome is not ConfirmOutcome.COMPUTED or view.confirm_offset > decision.confirm_offset:
@@ -250,6 +258,7 @@ class BrokerSteps:
     def _admission(self, rules: BrokerRules, event, before, produce: Produce, out) -> None:
         in_use = rules.in_use(before.sync_state) if before.sync_state is not None else frozenset()
         decision = rules.check_write_admission(before.role_state, in_use, rules.config)
+        self.judged["put_message"] += 1
         for m in event.outputs:
             p = m.payload
             if isinstance(p, ProduceResult) and p.msg_id == produce.msg_id and not decision.admitted \

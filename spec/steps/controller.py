@@ -30,6 +30,7 @@ leader), and everything between controllers (their own protocol).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from typing import Any, Optional
 
 import attrs
@@ -128,6 +129,7 @@ class ControllerSteps:
     def __init__(self, profile: str, config: ControllerConfig = DEFAULT_CONFIG):
         self.rules = ControllerRules.for_profile(profile, config)
         self.nodes: dict[str, _Controller] = {}
+        self.judged: Counter = Counter()  # steps judged per procedure
 
     def check(self, event: StepEvent) -> list[StepViolation]:
         if event.input == CRASH:
@@ -218,6 +220,7 @@ class ControllerSteps:
 
     def _decision(self, node: _Controller, event: StepEvent, before, view, d, rest: tuple, out) -> None:
         what = _What(event, d)
+        self.judged["controller_not_leader" if d.liveness is None else d.api] += 1
         if d.liveness is None:  # answered as a node that is not the leader
             expected = controller_not_leader(d.request).response
             if d.response != expected:
@@ -248,6 +251,7 @@ class ControllerSteps:
                                  f"({self.rules.profile.name}, row {expected.check})",
                                  f"{_short(d.response)} with events {_events(d.events)}"))
         applied = self.rules.apply(d.before, d.events)
+        self.judged["apply_event"] += 1
         node.remember(applied)  # the next try of a scan decides on it
         if applied != d.after and self.rules.apply(d.before, rest) != d.after:
             out.append(violation("apply_event", event.node, what, f"metadata {_meta(applied, d.request)}",
@@ -264,6 +268,7 @@ class ControllerSteps:
         if first.liveness is None or not node.holds(first.before):
             return  # judged (and reported) as a decision
         what = f"{event.node} at t={event.time} ms, {trigger} election of {name}"
+        self.judged["trigger_elect_master"] += 1
         lives = self._livenesses(node, first.liveness.now)
         if trigger == "reelect_scan":
             due = any(name in self.rules.scan_need_reelect_broker_sets(first.before, live) for live in lives)
@@ -315,6 +320,7 @@ class ControllerSteps:
                                  "an answer to a call received and not yet answered", _short(answer.response)))
             return
         request = call[0]
+        self.judged[API_OF_REQUEST[type(request)]] += 1
         call[2] -= 1
         if call[2] == 0:
             del node.calls[(dst, answer.call_id)]
@@ -423,4 +429,8 @@ class ControllerStackSteps:
 
     def check(self, event: StepEvent) -> list[StepViolation]:
         return (self.controller if event.node in self.controllers else self.broker).check(event)
+
+    @property
+    def judged(self) -> Counter:
+        return self.controller.judged + self.broker.judged
 

@@ -116,6 +116,41 @@ def test_a_replica_trace_validates_like_the_run(tmp_path, capsys, mutant, prop):
     assert f"step-conformance:{prop}" in first and f"step-conformance:{prop}" in online
 
 
+@pytest.mark.parametrize("script, verdict, first", [
+    ("admin-clean-between-snapshots.rmqha", 0, None),
+    ("mutant-follower-serves-reads.rmqha", 1, "step-conformance:controller_not_leader"),
+    ("mutant-all-ack-ignored.rmqha", 1, "step-conformance:put_message"),
+])
+def test_a_controller_stacks_trace_validates_like_its_run(tmp_path, capsys, script, verdict, first):
+    """Controllers and brokers (kind "controller"): judged offline by the checks that judge
+    them online; a counterexample fails at the step where it fails online."""
+    trace = tmp_path / "stack.jsonl"
+    assert main(["replay", str(ROOT / "tests" / "scenarios" / "controller" / script), "--step-trace", str(trace)]) == 0
+    header = json.loads(trace.read_text().splitlines()[0])
+    assert header["kind"] == "controller" and header["controllers"] == ["c1", "c2", "c3"]
+    capsys.readouterr()
+    assert main(["validate", str(trace)]) == verdict
+    out = capsys.readouterr().out
+    if first is None:
+        assert "every step is one the spec allows" in out and "on_restart" in out
+    else:
+        assert first in out.splitlines()[0]
+
+
+@pytest.mark.parametrize("header, message", [
+    ({"controllers": []}, "controllers must be a non-empty list"),
+    ({"controllers": ["c9"]}, "controllers must be a non-empty list"),
+    ({"controllers": ["c1"], "brokers": {"b1": {"@type": "Nope"}}}, "brokers.b1"),
+])
+def test_a_bad_controller_header_is_one_line_of_bad_input(tmp_path, capsys, header, message):
+    trace = tmp_path / "bad.jsonl"
+    trace.write_text(json.dumps({"trace": "rmqha-trace/1", "kind": "controller", "nodes": ["c1", "b1"],
+                                 "profile": "rocketmq-5.1", **header}) + "\n")
+    assert main(["validate", str(trace)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
+
+
 def test_validation_streams_and_stops_at_the_first_violation():
     lines = BUGGY.read_text().splitlines(keepends=True)
     stop = first_departure(GOOD, BUGGY)
