@@ -63,3 +63,15 @@ def test_shrinking_prints_both_targets():
 def test_slips_prints_its_target():
     out = run("benchmarks/slips.py", "--slip", "quorum-half", "--runs", "3")
     assert "target median <= 5 s per CPU-second" in out and "caught 1 of 1 slips" in out and "load average" in out
+
+
+@pytest.mark.parametrize("scenario", ["classic", "truncation"])
+def test_step_conformance_prints_its_target(scenario):
+    out = run("benchmarks/step_conformance.py", "--scenario", scenario, "--runs", "3")
+    assert f"{scenario} campaign" in out and "target <= 1.5x" in out and "load average" in out
+
+
+def test_trace_validation_streams_through_a_pipe():
+    out = run("benchmarks/trace_validation.py", "--events", "2000", "--pipe", "--chunk", "500")
+    assert "through a pipe (nothing stored; a run of 500 steps repeated)" in out
+    assert "2000 steps of rmqha reference (benchmark)" in out and "target <= 1.2x" in out
