@@ -95,14 +95,18 @@ class NodeSteps:
     def judge(self, state: Any, e: StepEvent, out: list) -> None:
         raise NotImplementedError
 
+    def booted(self, state: Any, e: StepEvent, out: list) -> None:
+        """What a (re)start itself must satisfy (default: nothing is judged at a start)."""
+
     def check(self, e: StepEvent) -> list[StepViolation]:
         if e.input == CRASH:
             self.nodes.pop(e.node, None)
             return []
         state = self.nodes.get(e.node)
-        if e.input == BOOT or state is None:
-            self.nodes[e.node] = self.start(e)
-            return []
         out: list[StepViolation] = []
+        if e.input == BOOT or state is None:
+            state = self.nodes[e.node] = self.start(e)
+            self.booted(state, e, out)
+            return out
         self.judge(state, e, out)
         return out

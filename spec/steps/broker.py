@@ -49,7 +49,7 @@ from spec.controller.records import (
     ElectMasterResponse,
     GetReplicaInfoResponse,
 )
-from spec.steps import BOOT, CRASH, StepEvent, StepViolation, step_property, violation
+from spec.steps import NodeSteps, StepEvent, StepViolation, step_property, violation
 from spec.truncation.epoch_file import find_entry_by_epoch
 from spec.truncation.messages import HandshakeRequest, SlaveReport
 
@@ -74,29 +74,27 @@ class _Broker:
     acks: dict = attrs.field(factory=dict)  # node -> the highest ack it reported in ``epoch``
 
 
-class BrokerSteps:
+class BrokerSteps(NodeSteps):
     """Judges each step of every broker against spec/broker under its configuration."""
 
     def __init__(self, configs: dict[str, BrokerNodeConfig]):
+        super().__init__()
         self.rules = {node: BrokerRules(config=c.ha) for node, c in configs.items()}
-        self.nodes: dict[str, _Broker] = {}
         self.judged: Counter = Counter()  # steps judged per procedure
 
-    def check(self, event: StepEvent) -> list[StepViolation]:
-        if event.input == CRASH:
-            self.nodes.pop(event.node, None)
-            return []
+    def start(self, event: StepEvent) -> _Broker:
+        return _Broker()
+
+    def booted(self, node: _Broker, event: StepEvent, out: list) -> None:
+        if isinstance(event.view, BrokerNodeView):
+            self._boot(self.rules.get(event.node) or BrokerRules(), event, event.view, out)
+            node.view = event.view
+
+    def judge(self, node: _Broker, event: StepEvent, out: list) -> None:
         view = event.view
-        if not isinstance(view, BrokerNodeView):
-            return []
+        if not isinstance(view, BrokerNodeView) or node.view is None:
+            return
         rules = self.rules.get(event.node) or BrokerRules()
-        out: list[StepViolation] = []
-        node = self.nodes.get(event.node)
-        if node is None or event.input == BOOT:
-            node = self.nodes[event.node] = _Broker()
-            self._boot(rules, event, view, out)
-            node.view = view
-            return out
         before = node.view
         self._connections(node, event, view)
         payload = event.payload
@@ -114,7 +112,6 @@ class BrokerSteps:
         self._confirm_offset(rules, node, event, before, view, out)
         self._acknowledged(rules, node, event, view, out)
         node.view = view
-        return out
 
     # ------------------------------------------------------------------ restart
 

@@ -51,7 +51,7 @@ from spec.controller.records import (
     ResponseCode,
 )
 from spec.controller.rules import API_OF_REQUEST, ControllerRules, UnsupportedRequest
-from spec.steps import BOOT, CRASH, StepEvent, StepViolation, step_property, violation
+from spec.steps import NodeSteps, StepEvent, StepViolation, step_property, violation
 from spec.steps.broker import BrokerSteps
 
 PROCEDURES: dict[str, str] = {
@@ -123,22 +123,21 @@ def _dedupe(tables) -> tuple:
     return tuple(dict.fromkeys(tables))[:MAX_TABLES]
 
 
-class ControllerSteps:
+class ControllerSteps(NodeSteps):
     """Judges each step of every controller node against the declared profile."""
 
     def __init__(self, profile: str, config: ControllerConfig = DEFAULT_CONFIG):
+        super().__init__()
         self.rules = ControllerRules.for_profile(profile, config)
-        self.nodes: dict[str, _Controller] = {}
         self.judged: Counter = Counter()  # steps judged per procedure
 
-    def check(self, event: StepEvent) -> list[StepViolation]:
-        if event.input == CRASH:
-            self.nodes.pop(event.node, None)
-            return []
-        node = self.nodes.get(event.node)
-        if node is None or event.input == BOOT:
-            node = self.nodes[event.node] = _Controller()
-        out: list[StepViolation] = []
+    def start(self, event: StepEvent) -> _Controller:
+        return _Controller()
+
+    def booted(self, node: _Controller, event: StepEvent, out: list) -> None:
+        self.judge(node, event, out)  # (a start's view, or the first step seen, judged as any)
+
+    def judge(self, node: _Controller, event: StepEvent, out: list) -> None:
         before, view = node.view, event.view
         payload = event.payload
         if isinstance(payload, BrokerHeartbeat):
@@ -152,7 +151,6 @@ class ControllerSteps:
             self._decisions(node, event, before, view, out)
             self._outputs(node, event, before, view, out)
             node.view = view
-        return out
 
     # ------------------------------------------------------------------ liveness
 
