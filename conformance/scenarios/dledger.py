@@ -141,11 +141,11 @@ class DLedgerCluster(SimCluster):
         view = node.observe() if changed else previous
         # a tick at an instant a round of the node ends is judged even when nothing shows:
         # whether it came before a reply of the same instant decides what the round counted
-        due = incoming is None and ready is not None and self.steps is not None and self.steps.decides_at(node_id,
-                                                                                                          sim.now)
+        # (asked last: only of a tick that would otherwise go unjudged)
         if (self.steps is not None or self.step_sink is not None) and (
-                changed or incoming is not None or due
-                or (ready is not None and (ready.messages or ready.persist is not None))):
+                changed or incoming is not None
+                or (ready is not None and (ready.messages or ready.persist is not None))
+                or (ready is not None and self.steps is not None and self.steps.decides_at(node_id, sim.now))):
             kind = MESSAGE if incoming is not None else TICK if ready is not None else BOOT
             event = StepEvent(node_id, sim.now, kind, incoming.src if incoming is not None else None,
                               incoming.payload if incoming is not None else None, view,
