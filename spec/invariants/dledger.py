@@ -33,7 +33,7 @@ from spec.dledger.profiles import Profile, Timing
 from spec.dledger.records import DLedgerView, Role, VoteRequest, VoteResponse, VoteResult
 from spec.quorum import quorum_size
 from spec.invariants import Violation, raft
-from spec.raft.records import raft_view
+from spec.raft.records import RaftView, raft_view
 
 _OWN: dict[str, str] = {
     "vote-log-up-to-date": "ACCEPT only for a candidate whose log is at least as up to date",
@@ -145,10 +145,21 @@ NEVER_HEARD = -(10**12)
 STATELESS_CHECKS = (check_ledger_end_term, check_applied_committed_end)
 
 
+def _check_follower_progress(h: DLedgerHistory, r: RaftView) -> Violation | None:
+    """Raft's follower-progress, for followers that still hold what their leader counted:
+    a DLedger follower may drop acknowledged entries on a duplicated TRUNCATE."""
+    return raft.check_follower_progress(h, r, followers_keep_acknowledged=False)
+
+
+# the shared checks, DLedger's follower-progress in place of Raft's
+_SHARED_CHECKS = tuple(_check_follower_progress if c is raft.check_follower_progress else c
+                       for c in raft.SHARED_CHECKS)
+
+
 def check_node(h: DLedgerHistory, v: DLedgerView) -> list[Violation]:
     """Every per-node invariant for one fresh observation (then call ``record``)."""
     r = raft_view(v)
-    found = [c(h, r) for c in raft.SHARED_CHECKS] + [raft.check_log_terms(r), raft.check_restart_durable(h, r)]
+    found = [c(h, r) for c in _SHARED_CHECKS] + [raft.check_log_terms(r), raft.check_restart_durable(h, r)]
     found += [c(v) for c in STATELESS_CHECKS]
     return [x for x in found if x is not None] + raft.check_log_matching_with_others(h, r)
 

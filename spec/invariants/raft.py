@@ -262,14 +262,33 @@ def _matches(v: RaftView) -> str:
     return ", ".join(f"{p.peer}: {p.match_index}" for p in v.progress) or "none"
 
 
-def check_follower_progress(h: RaftHistory, v: RaftView) -> Violation | None:
+def _dropped_below(h: RaftHistory, peer: str, index: int) -> bool:
+    """Whether ``peer``'s last observed log ends below ``index``: it no longer holds an
+    entry its leader counted for it."""
+    w = h.last_view.get(peer)
+    return w is not None and w.last_index < index
+
+
+def check_follower_progress(h: RaftHistory, v: RaftView, followers_keep_acknowledged: bool = True) -> Violation | None:
     """etcd/raft's Progress within one leader term: matchIndex < nextIndex, and a
-    follower's matchIndex never goes backwards (replicated entries stay replicated)."""
+    follower's matchIndex never goes backwards (replicated entries stay replicated).
+
+    A Raft leader keeps both by construction (it ignores a stale rejection), and a Raft
+    follower cuts its log only where it conflicts with its leader's. DLedger's follower
+    acts on every TRUNCATE of its leader's term, a duplicated one delivered after it
+    acknowledged later entries included (upstream's EntryHandler.handleDoTruncate, 0.4.0
+    and since), so it can drop entries it acknowledged; its leader then takes
+    writeIndex from the follower's answer, at or below the water mark it counted, and
+    the next compare matches lower. With ``followers_keep_acknowledged=False`` (DLedger)
+    the progress for a follower whose log has dropped below what the leader counted is
+    not judged (docs/dledger.md, "follower-progress").
+    """
     if v.progress is None or v.role is not RaftRole.LEADER:
         return None
     where = f"leader {v.node_id} of term {v.curr_term}"
     for p in v.progress:
-        if p.match_index >= p.next_index:
+        if p.match_index >= p.next_index and (followers_keep_acknowledged
+                                               or not _dropped_below(h, p.peer, p.match_index)):
             return Violation("follower-progress", f"{where}: {p.peer}'s match index {p.match_index} is not below "
                                                   f"its next index {p.next_index}", v.node_id)
     before = _same_leadership(h, v)
@@ -277,7 +296,8 @@ def check_follower_progress(h: RaftHistory, v: RaftView) -> Violation | None:
         was = {p.peer: p.match_index for p in before.progress}
         for p in v.progress:
             old = was.get(p.peer)
-            if old is not None and p.match_index < old:
+            if old is not None and p.match_index < old and (followers_keep_acknowledged
+                                                            or not _dropped_below(h, p.peer, old)):
                 return Violation("follower-progress", f"{where}: {p.peer}'s match index went back from {old} "
                                                       f"to {p.match_index} within the term", v.node_id)
     return None

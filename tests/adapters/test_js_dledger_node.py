@@ -10,6 +10,7 @@ Every slip the fixture declares has such a script.
 """
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -70,3 +71,24 @@ def test_the_correct_node_passes_what_once_flagged_it(script):
     in the checker): it passes them."""
     ex = execute(read_script(str(script)), adapter())
     assert ex.error is None and not ex.violations, [r.violation.message for r in ex.violations]
+
+
+def test_the_duplicated_truncate_script_drops_an_acknowledged_entry():
+    """tests/fixtures/js/correct/duplicated-truncate-after-ack.rmqha keeps exercising what
+    it guards: a follower truncates on a TRUNCATE delivered after it acknowledged an
+    APPEND past that TRUNCATE's cut, in the same term."""
+    ex = execute(read_script(str(ROOT / "tests" / "fixtures" / "js" / "correct" / "duplicated-truncate-after-ack.rmqha")),
+                 adapter())
+    acked: dict[tuple[str, int], int] = {}  # (follower, term) -> highest end it acknowledged to an APPEND
+    dropped = []
+    for line in ex.cluster.trace_jsonl().splitlines():
+        e = json.loads(line)
+        body = e.get("body") or {}
+        if e["kind"] == "send" and e.get("msg") == "PushEntryResponse" and body.get("code") == "SUCCESS" \
+                and body.get("type") == "APPEND":
+            key = (e["src"], body["term"])
+            acked[key] = max(acked.get(key, -1), body["end_index"])
+        if e["kind"] == "deliver" and e.get("msg") == "PushEntryRequest" and body.get("type") == "TRUNCATE" \
+                and body["prev_index"] <= acked.get((e["dst"], body["term"]), -1):
+            dropped.append((e["time"], e["dst"]))
+    assert dropped, "the script no longer delivers a TRUNCATE behind an acknowledged entry"

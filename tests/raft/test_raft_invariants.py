@@ -250,6 +250,49 @@ def test_a_dledger_leaders_progress_is_judged_as_raft_progress():
     assert not dledger.known_profile_difference("leader-commit-rule", PROFILES["dledger-0.4"])
 
 
+DLEDGER_PROGRESS_ROWS = {
+    # name: (n2's log end as last observed, or None: not observed; n2's (writeIndex, water mark)
+    #        in the leader's two observations; the property reported)
+    "a follower that dropped an acknowledged entry: writeIndex at the water mark": (-1, (2, 0), (0, 0), set()),
+    "a follower that dropped an acknowledged entry: the next compare matches lower": (-1, (2, 0), (0, -1), set()),
+    "a follower that holds what was counted: writeIndex at the water mark": (1, (2, 0), (0, 0),
+                                                                             {"follower-progress"}),
+    "a follower that holds what was counted: the water mark goes back": (1, (2, 1), (2, 0), {"follower-progress"}),
+    "a follower never observed: judged as Raft's": (None, (2, 1), (1, 1), {"follower-progress"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DLEDGER_PROGRESS_ROWS))
+def test_dledger_progress_is_not_judged_for_a_follower_that_dropped_acknowledged_entries(name):
+    """A DLedger follower acts on a duplicated TRUNCATE after acknowledging later entries
+    (upstream's handleDoTruncate), so its leader's progress for it is then stale: judged
+    only while the follower holds what its leader counted. Raft's check stays strict."""
+    from spec.dledger.records import DLedgerView, Entry, PeerProgress, Role
+    from spec.invariants import dledger
+    from spec.raft.records import raft_view
+
+    follower_end, first, second, expected = DLEDGER_PROGRESS_ROWS[name]
+    entries = (Entry(0, 2, "a"), Entry(1, 2, "b"))
+
+    def leader(n2):
+        return DLedgerView("n1", Role.LEADER, 2, "n1", "n1", 1, 2, -1, -1, entries,
+                           (PeerProgress("n2", *n2), PeerProgress("n3", 2, 1)))
+
+    steps = [leader(first)]
+    if follower_end is not None:
+        steps.append(DLedgerView("n2", Role.FOLLOWER, 2, "n1", "n1", follower_end, 2 if follower_end >= 0 else -1,
+                                 -1, -1, entries[:follower_end + 1]))
+    steps.append(leader(second))
+    h, raft_h, found, raft_found = dledger.DLedgerHistory(), inv.RaftHistory(), [], []
+    for v in steps:
+        found += dledger.check_node(h, v)
+        dledger.record(h, v)
+        raft_found += inv.check_node(raft_h, raft_view(v))
+        inv.record(raft_h, raft_view(v))
+    assert {f.property for f in found} == expected
+    assert "follower-progress" in {f.property for f in raft_found}  # Raft's leader guards its progress
+
+
 def test_stable_leader_needs_every_live_node_to_follow_it():
     lead = view("n1", L, 2, "n1", "n1")
     assert inv.stable_leader([lead, view("n2", F, 2, "n1", "n1"), None]) == "n1"
