@@ -171,9 +171,11 @@ class _Node:
                 self.last_succ, self.last_leader_hb)
 
     def copy(self) -> "_Node":
-        return attrs.evolve(self, vote=self.vote.copy() if self.vote else None,
-                            hb=self.hb.copy() if self.hb else None, matched=dict(self.matched),
-                            frontier=dict(self.frontier), sent={p: dict(v) for p, v in self.sent.items()})
+        v, h = self.vote, self.hb
+        return _Node(self.view, self.known_max, self.need_increase, self.parse, self.next_vote_lo,
+                     v.copy() if v else None, h.copy() if h else None, self.last_leader_hb, self.last_succ,
+                     dict(self.matched), dict(self.frontier), {p: dict(x) for p, x in self.sent.items()},
+                     self.pre, self.forced)
 
 
 class _Expect:
@@ -252,6 +254,11 @@ class DLedgerSteps:
         self.nodes: dict[str, list[_Node]] = {}  # node -> its possible histories
         self.judged: Counter = Counter()  # procedure -> steps judged by it
         self._tally: list[str] = []  # the procedures the history being judged ran in this step
+        # derived values the spec gives for the same input each time: MemberView of a node's
+        # latest view (node -> (view, member)), parse_vote_result of a round's counts
+        self._members: dict[str, tuple] = {}
+        self._parsed: dict = {}
+        self._last_request: tuple | None = None  # (view, request, answer) of the last request decided
 
     # ------------------------------------------------------------------ entry point
 
@@ -262,12 +269,24 @@ class DLedgerSteps:
         if e.input == CRASH:
             self.nodes.pop(e.node, None)
             return []
-        if e.input == BOOT or e.node not in self.nodes:
+        histories = self.nodes.get(e.node)
+        if histories is None or e.input == BOOT:
             self.nodes[e.node] = [_Node(e.view)]
             return []
+        if len(histories) == 1:
+            ways = self._catch_up(histories[0], e)
+            if len(ways) == 1:  # (the usual case: one history, one reading of the step)
+                s = ways[0]
+                tally = self._tally = []
+                out = self._judge(s, e)
+                self._count(tally)
+                if s is not histories[0]:
+                    self.nodes[e.node] = [s]
+                return out
         alive, failed = [], None
-        for history in self.nodes[e.node]:
-            for s in self._catch_up(history, e):
+        for history in histories:
+            # (one history: already caught up above; several: each in turn, as it is judged)
+            for s in ways if len(histories) == 1 else self._catch_up(history, e):
                 self._tally = []
                 out = self._judge(s, e)
                 if not out:
@@ -311,14 +330,17 @@ class DLedgerSteps:
             self._tick(s, e, out)
         else:
             self._message(s, e, out)
-        if after.role is Role.LEADER and (before.role is not Role.LEADER or before.curr_term != after.curr_term):
-            self._start_leading(s, after)
-        elif after.role is not Role.LEADER and before.role is Role.LEADER:
-            self._stop_leading(s)
-        if before.role is Role.LEADER and after.role is Role.LEADER and before.curr_term == after.curr_term:
-            self._leader_commit(s, e, before, after, out)
-        self._pushes(s, e, after, out)
-        self._persist(e, before, after, out)
+        if after is not before:  # (an unchanged view starts or ends no leadership, moves no commit index)
+            if after.role is Role.LEADER and (before.role is not Role.LEADER or before.curr_term != after.curr_term):
+                self._start_leading(s, after)
+            elif after.role is not Role.LEADER and before.role is Role.LEADER:
+                self._stop_leading(s)
+            if before.role is Role.LEADER and after.role is Role.LEADER and before.curr_term == after.curr_term:
+                self._leader_commit(s, e, before, after, out)
+        if e.outputs:
+            self._pushes(s, e, after, out)
+        if after is not before or e.persist is not None:  # (nothing changed and nothing persisted: allowed)
+            self._persist(e, before, after, out)
         s.view, s.pre, s.forced = after, None, None
         return out
 
@@ -363,7 +385,7 @@ class DLedgerSteps:
             raising = [w for w in other if any(type(x) is fx.BecomeCandidate for x in w[0].effects)]
             groups = [g for g in (raising, [w for w in other if w not in raising]) if g]
         for group in groups if other else ():
-            closed = s.copy() if passed or branches or len(groups) > 1 else s
+            closed = s if not passed and group is groups[-1] else s.copy()  # (s itself: its last use)
             x = _Expect(closed.pre)
             self._apply(closed, x, group[0][0].effects, group[0][1])
             self._close_vote(closed, group)
@@ -396,7 +418,7 @@ class DLedgerSteps:
             nxt = r.times[k] - 1 if k < len(r.times) else latest
             a, b = max(lo, t_k), min(latest, nxt)
             if a <= b:
-                ways.append((parse_vote_result(r.counts[k], self.n, self.profile), a, b))
+                ways.append((self._parse(r.counts[k]), a, b))
         return ways
 
     def _close_vote(self, s: _Node, decisions: list) -> None:
@@ -444,8 +466,23 @@ class DLedgerSteps:
     # ------------------------------------------------------------------ helpers
 
     def _member(self, v: DLedgerView) -> MemberView:
-        return MemberView(v.node_id, self.peers, v.curr_term, v.voted_for, v.leader_id, v.role,
-                          v.ledger_end_term, v.ledger_end_index, False)
+        known = self._members.get(v.node_id)
+        if known is not None and known[0] is v:
+            return known[1]
+        member = MemberView(v.node_id, self.peers, v.curr_term, v.voted_for, v.leader_id, v.role,
+                            v.ledger_end_term, v.ledger_end_index, False)
+        self._members[v.node_id] = (v, member)
+        return member
+
+    def _parse(self, counts: Any) -> Any:
+        """parse_vote_result of a round's counts in this group and profile (a round's counts
+        are parsed again at each step that may close it: kept, a few hundred at most)."""
+        parsed = self._parsed.get(counts)
+        if parsed is None:
+            if len(self._parsed) >= 4096:
+                self._parsed.clear()
+            parsed = self._parsed[counts] = parse_vote_result(counts, self.n, self.profile)
+        return parsed
 
     def _apply(self, s: _Node, x: _Expect, effects: tuple, t: int) -> None:
         """Apply a decision's effects to the expected state and to the hidden state."""
@@ -483,8 +520,13 @@ class DLedgerSteps:
 
     def _reply(self, e: StepEvent, kind: type) -> tuple[Any, list]:
         """The step's reply to its input (None: none), and the other messages it sent."""
+        outputs = e.outputs
+        if len(outputs) == 1:  # (the usual case: the reply alone)
+            o = outputs[0]
+            if o.dst == e.src and type(o.payload) is kind:
+                return o.payload, ()
         reply, others, more = None, [], []
-        for o in e.outputs:
+        for o in outputs:
             if o.dst == e.src and type(o.payload) is kind:
                 if reply is None:
                     reply = o.payload
@@ -520,34 +562,42 @@ class DLedgerSteps:
     def _request(self, s: _Node, e: StepEvent, out: list) -> None:
         before, after, request = s.pre, e.view, e.payload
         kind = type(request)
-        if kind is VoteRequest:
-            procedure = "handle_vote"
-            d = handle_vote(self._member(before), request, False, self.profile)
-            expected_reply: Any = VoteResponse(d.reply_term, d.result, request.round)
-            row = d.row
-        elif kind is HeartBeatRequest:
-            procedure = "handle_heartbeat"
-            d = handle_heartbeat(self._member(before), request)
-            expected_reply = HeartBeatResponse(d.reply_term, d.code, request.round)
-            row = d.row
-        else:
-            procedure = "handle_push"
-            d = handle_push(self._member(before), request, before.log, before.committed_index, self.profile)
-            expected_reply = d.response
-            row = d.row
+        procedure, d, expected_reply = self._decide_request(before, request, kind)
+        row = d.row
         self._tally.append(procedure)
         reply, others = self._reply(e, _REPLIES[kind])
-        if reply != expected_reply:
+        if not reply == expected_reply:
             out.append(violation(procedure, e.node, f"{e.node} handled {_show_payload(request)} from {e.src}",
                                  f"reply {_show_payload(expected_reply)} ({self.profile.name}, row {row})",
                                  f"reply {_show_payload(reply)}"))
-        x = _Expect(before)
-        self._apply(s, x, d.effects, e.time)
-        diff = x.diff(after)
-        if diff:
-            out.append(violation(procedure, e.node, f"{e.node} handled {_show_payload(request)} from {e.src}",
-                                 f"state after as {self.profile.name} row {row} leaves it", "; ".join(diff)))
-        self._unexpected(e, others, procedure, out)
+        if d.effects or after is not before:  # (no effect and an unchanged view: no change)
+            x = _Expect(before)
+            self._apply(s, x, d.effects, e.time)
+            diff = x.diff(after)
+            if diff:
+                out.append(violation(procedure, e.node, f"{e.node} handled {_show_payload(request)} from {e.src}",
+                                     f"state after as {self.profile.name} row {row} leaves it", "; ".join(diff)))
+        if others:
+            self._unexpected(e, others, procedure, out)
+
+    def _decide_request(self, before: DLedgerView, request: Any, kind: type) -> tuple[str, Any, Any]:
+        """(procedure, the spec's decision, the reply it makes) for a request to a node in
+        state ``before``; the last answer is kept, for the other histories of the same step
+        (the same view and request objects: the same answer)."""
+        last = self._last_request
+        if last is not None and last[0] is before and last[1] is request:
+            return last[2]
+        if kind is VoteRequest:
+            d = handle_vote(self._member(before), request, False, self.profile)
+            answer: tuple = ("handle_vote", d, VoteResponse(d.reply_term, d.result, request.round))
+        elif kind is HeartBeatRequest:
+            d = handle_heartbeat(self._member(before), request)
+            answer = ("handle_heartbeat", d, HeartBeatResponse(d.reply_term, d.code, request.round))
+        else:
+            d = handle_push(self._member(before), request, before.log, before.committed_index, self.profile)
+            answer = ("handle_push", d, d.response)
+        self._last_request = (before, request, answer)
+        return answer
 
     def _vote_response(self, s: _Node, e: StepEvent, out: list) -> None:
         pre, after, reply, r = s.pre, e.view, e.payload, s.vote
@@ -559,18 +609,20 @@ class DLedgerSteps:
             r.times.append(e.time)
             if vote_round_closed(r.counts[-1], self.n):  # the latch opens: decided in this step
                 r.latch = len(r.counts) - 1
-                decided = parse_vote_result(r.counts[-1], self.n, self.profile)
+                decided = self._parse(r.counts[-1])
                 self._close_vote(s, [(decided, e.time, e.time)])
-        x = _Expect(pre)
-        if decided is not None:
-            self._apply(s, x, decided.effects, e.time)
-        diff = x.diff(after)
-        if diff:
-            expected = (f"{decided.result.value} ({_counts(r.counts[-1])}) leaves it" if decided is not None
-                        else "no change (the reply closes no round)")
-            out.append(violation("parse_vote_result", e.node, f"{e.node} received {_show_payload(reply)} from {e.src}",
-                                 expected, "; ".join(diff)))
-        self._unexpected(e, list(e.outputs), "parse_vote_result", out)
+        if decided is not None or after is not pre:  # (no decision and an unchanged view: no change)
+            x = _Expect(pre)
+            if decided is not None:
+                self._apply(s, x, decided.effects, e.time)
+            diff = x.diff(after)
+            if diff:
+                expected = (f"{decided.result.value} ({_counts(r.counts[-1])}) leaves it" if decided is not None
+                            else "no change (the reply closes no round)")
+                out.append(violation("parse_vote_result", e.node,
+                                     f"{e.node} received {_show_payload(reply)} from {e.src}", expected, "; ".join(diff)))
+        if e.outputs:
+            self._unexpected(e, e.outputs, "parse_vote_result", out)
 
     def _heartbeat_response(self, s: _Node, e: StepEvent, out: list) -> None:
         r, reply = s.hb, e.payload
@@ -618,18 +670,21 @@ class DLedgerSteps:
             out.append(violation("client_append", e.node, f"{e.node} ({before.role.value}) received {_show_payload(e.payload)}",
                                  "the entry appended at the end in the leader's term" if before.role is Role.LEADER
                                  else "nothing changes on a node that does not lead", "; ".join(diff)))
-        self._unexpected(e, list(e.outputs), "client_append", out)
+        if e.outputs:
+            self._unexpected(e, e.outputs, "client_append", out)
 
     def _frame(self, s: _Node, e: StepEvent, procedure: str, out: list, commit_may_move=False) -> None:
         """A step whose only visible effect may be a leader's commit index: nothing else changes."""
-        x = _Expect(s.pre)
-        if commit_may_move and s.pre.role is Role.LEADER:
-            x.committed_index = e.view.committed_index
-        diff = x.diff(e.view)
-        if diff:
-            out.append(violation(procedure, e.node, f"{e.node} received {_show_payload(e.payload)} from {e.src}",
-                                 "no change", "; ".join(diff)))
-        self._unexpected(e, list(e.outputs), procedure, out)
+        if e.view is not s.pre:  # (an unchanged view is no change)
+            x = _Expect(s.pre)
+            if commit_may_move and s.pre.role is Role.LEADER:
+                x.committed_index = e.view.committed_index
+            diff = x.diff(e.view)
+            if diff:
+                out.append(violation(procedure, e.node, f"{e.node} received {_show_payload(e.payload)} from {e.src}",
+                                     "no change", "; ".join(diff)))
+        if e.outputs:
+            self._unexpected(e, e.outputs, procedure, out)
 
     # ------------------------------------------------------------------ ticks
 
@@ -678,6 +733,8 @@ class DLedgerSteps:
 
     def _tick_frame(self, s: _Node, e: StepEvent, out: list, role=None, leader_id=None, commit=False) -> None:
         """Nothing changes at a tick but what the procedure of the node's role did."""
+        if role is None and e.view is s.pre:  # (an unchanged view is no change)
+            return
         x = _Expect(s.pre)
         if role is not None:
             x.role, x.leader_id = role, leader_id
@@ -736,7 +793,7 @@ class DLedgerSteps:
         s.vote = _Round(rid, after.curr_term, t, [counts], [], set())
         if vote_round_closed(counts, self.n):
             s.vote.latch = 0
-            d = parse_vote_result(counts, self.n, self.profile)
+            d = self._parse(counts)
             if d.result is ParseResult.PASSED:
                 x.role, x.leader_id = Role.LEADER, e.node
                 s.vote, s.parse = None, frozenset({ParseResult.PASSED})
@@ -778,7 +835,7 @@ class DLedgerSteps:
         out.append(violation("candidate_action", e.node, what,
                              f"nothing before the vote round of term {r.term} (opened at {r.start}) ends (its latch "
                              f"is shut and its deadline is {self._vote_deadline(r)[0]} or later)", f"this at {e.time}"))
-        self._close_vote(s, [(parse_vote_result(r.counts[-1], self.n, self.profile), e.time, e.time)])
+        self._close_vote(s, [(self._parse(r.counts[-1]), e.time, e.time)])
 
     def _follower_timeout(self, s: _Node, e: StepEvent, out: list) -> None:
         before, t = s.pre, e.time
@@ -845,8 +902,6 @@ class DLedgerSteps:
                                  f"({self.profile.name}, G2)", f"entry {new} of term {after.log[new].term} committed"))
 
     def _pushes(self, s: _Node, e: StepEvent, after: DLedgerView, out: list) -> None:
-        if not e.outputs:
-            return
         pushes = [o for o in e.outputs if type(o.payload) is PushEntryRequest]
         if not pushes:
             return
