@@ -142,18 +142,25 @@ class DLedgerCluster(SimCluster):
         # a tick at an instant a round of the node ends is judged even when nothing shows:
         # whether it came before a reply of the same instant decides what the round counted
         # (asked last: only of a tick that would otherwise go unjudged)
-        if (self.steps is not None or self.step_sink is not None) and (
-                changed or incoming is not None
-                or (ready is not None and (ready.messages or ready.persist is not None))
-                or (ready is not None and self.steps is not None and self.steps.decides_at(node_id, sim.now))):
-            kind = MESSAGE if incoming is not None else TICK if ready is not None else BOOT
-            event = StepEvent(node_id, sim.now, kind, incoming.src if incoming is not None else None,
-                              incoming.payload if incoming is not None else None, view,
-                              ready.messages if ready is not None else (), ready.persist if ready is not None else None)
-            if self.step_sink is not None:
-                self.step_sink(event)
-            for violation in self.steps.check(event) if self.steps is not None else ():
-                self.violate(violation)
+        steps, sink = self.steps, self.step_sink
+        if steps is not None or sink is not None:
+            event = None
+            if incoming is not None:
+                event = StepEvent(node_id, sim.now, MESSAGE, incoming.src, incoming.payload, view,
+                                  ready.messages if ready is not None else (),
+                                  ready.persist if ready is not None else None)
+            elif ready is not None:
+                if (changed or ready.messages or ready.persist is not None
+                        or (steps is not None and steps.decides_at(node_id, sim.now))):
+                    event = StepEvent(node_id, sim.now, TICK, None, None, view, ready.messages, ready.persist)
+            elif changed:
+                event = StepEvent(node_id, sim.now, BOOT, None, None, view)
+            if event is not None:
+                if sink is not None:
+                    sink(event)
+                if steps is not None:
+                    for violation in steps.check(event):
+                        self.violate(violation)
         is_vote = incoming is not None and isinstance(incoming.payload, VoteRequest)
         booted = incoming is None and ready is None  # a (re)start: always judged (restart durability)
         if not changed and not (is_vote or booted):

@@ -247,6 +247,7 @@ class DLedgerSteps:
         self.profile = profile
         self.timing = timing
         self._vote_waits = vote_round_wait_range(timing)
+        self._wait_first, self._wait_last = self._vote_waits[0], self._vote_waits[-1]
         # a node that hands its durable state over in each step (the reference) must do so
         # whenever its term, vote or log changes; one that says at its crash what survives
         # (an implementation behind the adapter protocol) is judged only on what it hands over
@@ -259,6 +260,12 @@ class DLedgerSteps:
         self._members: dict[str, tuple] = {}
         self._parsed: dict = {}
         self._last_request: tuple | None = None  # (view, request, answer) of the last request decided
+        self._others = {p: sorted(self.peers - {p}) for p in self.peers}  # node -> the peers it asks
+        # what judges a step whose input is a message, by the message's type
+        self._handlers = {VoteRequest: self._request, HeartBeatRequest: self._request,
+                          PushEntryRequest: self._request, VoteResponse: self._vote_response,
+                          HeartBeatResponse: self._heartbeat_response, PushEntryResponse: self._push_response,
+                          ClientAppend: self._client_append}
 
     # ------------------------------------------------------------------ entry point
 
@@ -274,12 +281,19 @@ class DLedgerSteps:
             self.nodes[e.node] = [_Node(e.view)]
             return []
         if len(histories) == 1:
-            ways = self._catch_up(histories[0], e)
-            if len(ways) == 1:  # (the usual case: one history, one reading of the step)
-                s = ways[0]
+            s = histories[0]
+            if s.hb is None and s.vote is None:  # (no round open: nothing ended before this step)
+                s.pre, s.forced = s.view, None
+                ways = None
+            else:
+                ways = self._catch_up(s, e)
+                s = ways[0] if len(ways) == 1 else None
+            if s is not None:  # (the usual case: one history, one reading of the step)
                 tally = self._tally = []
                 out = self._judge(s, e)
-                self._count(tally)
+                judged = self.judged
+                for procedure in tally:  # (cheaper than Counter.update for the one or two of a step)
+                    judged[procedure] += 1
                 if s is not histories[0]:
                     self.nodes[e.node] = [s]
                 return out
@@ -329,7 +343,9 @@ class DLedgerSteps:
         if e.input == TICK:
             self._tick(s, e, out)
         else:
-            self._message(s, e, out)
+            handler = self._handlers.get(type(e.payload))
+            if handler is not None:  # (anything else is not a DLedger message: nothing to judge)
+                handler(s, e, out)
         if after is not before:  # (an unchanged view starts or ends no leadership, moves no commit index)
             if after.role is Role.LEADER and (before.role is not Role.LEADER or before.curr_term != after.curr_term):
                 self._start_leading(s, after)
@@ -337,7 +353,8 @@ class DLedgerSteps:
                 self._stop_leading(s)
             if before.role is Role.LEADER and after.role is Role.LEADER and before.curr_term == after.curr_term:
                 self._leader_commit(s, e, before, after, out)
-        if e.outputs:
+        outputs = e.outputs
+        if outputs and (len(outputs) > 1 or type(outputs[0].payload) is PushEntryRequest):
             self._pushes(s, e, after, out)
         if after is not before or e.persist is not None:  # (nothing changed and nothing persisted: allowed)
             self._persist(e, before, after, out)
@@ -368,9 +385,11 @@ class DLedgerSteps:
         if r is None or r.latch is not None:
             return [s]
         lo, hi = self._vote_deadline(r)
-        latest = min(hi, e.time if e.input == TICK else e.time - 1)
-        if latest < lo:
+        latest = e.time if e.input == TICK else e.time - 1
+        if latest < lo:  # (the round cannot have ended yet)
             return [s]
+        if hi < latest:
+            latest = hi
         ways = self._vote_closes(r, latest)
         passed = [w for w in ways if w[0].result is ParseResult.PASSED]
         other = [w for w in ways if w[0].result is not ParseResult.PASSED]
@@ -405,8 +424,8 @@ class DLedgerSteps:
     def _vote_deadline(self, r: _Round) -> tuple[int, int]:
         """The instants a vote round without an open latch can end at: 2000 (3000 in
         release-0.1) + rand[0, maxVoteIntervalMs) after it started."""
-        waits = self._vote_waits
-        return max(r.start + waits[0], r.not_before), r.start + waits[-1]
+        first = r.start + self._wait_first
+        return (first if first >= r.not_before else r.not_before), r.start + self._wait_last
 
     def _vote_closes(self, r: _Round, latest: int) -> list[tuple[Any, int, int]]:
         """Every way the round can have ended by ``latest``: (ParseDecision, earliest, latest instant);
@@ -474,6 +493,11 @@ class DLedgerSteps:
         self._members[v.node_id] = (v, member)
         return member
 
+    def _asked(self, node: str) -> list[str]:
+        """The peers a round of ``node`` asks: every other member."""
+        others = self._others.get(node)
+        return others if others is not None else sorted(self.peers - {node})
+
     def _parse(self, counts: Any) -> Any:
         """parse_vote_result of a round's counts in this group and profile (a round's counts
         are parsed again at each step that may close it: kept, a few hundred at most)."""
@@ -520,13 +544,8 @@ class DLedgerSteps:
 
     def _reply(self, e: StepEvent, kind: type) -> tuple[Any, list]:
         """The step's reply to its input (None: none), and the other messages it sent."""
-        outputs = e.outputs
-        if len(outputs) == 1:  # (the usual case: the reply alone)
-            o = outputs[0]
-            if o.dst == e.src and type(o.payload) is kind:
-                return o.payload, ()
         reply, others, more = None, [], []
-        for o in outputs:
+        for o in e.outputs:
             if o.dst == e.src and type(o.payload) is kind:
                 if reply is None:
                     reply = o.payload
@@ -544,28 +563,21 @@ class DLedgerSteps:
 
     # ------------------------------------------------------------------ messages
 
-    def _message(self, s: _Node, e: StepEvent, out: list) -> None:
-        p = e.payload
-        kind = type(p)
-        if kind in _REPLIES:
-            self._request(s, e, out)
-        elif kind is VoteResponse:
-            self._vote_response(s, e, out)
-        elif kind is HeartBeatResponse:
-            self._heartbeat_response(s, e, out)
-        elif kind is PushEntryResponse:
-            self._push_response(s, e, out)
-        elif kind is ClientAppend:
-            self._client_append(s, e, out)
-        # (anything else is not a DLedger message: nothing to judge)
-
     def _request(self, s: _Node, e: StepEvent, out: list) -> None:
         before, after, request = s.pre, e.view, e.payload
         kind = type(request)
-        procedure, d, expected_reply = self._decide_request(before, request, kind)
+        last = self._last_request
+        if last is not None and last[0] is before and last[1] is request:
+            procedure, d, expected_reply = last[2]
+        else:
+            procedure, d, expected_reply = self._decide_request(before, request, kind)
         row = d.row
         self._tally.append(procedure)
-        reply, others = self._reply(e, _REPLIES[kind])
+        outputs = e.outputs
+        if len(outputs) == 1 and outputs[0].dst == e.src and type(outputs[0].payload) is _REPLIES[kind]:
+            reply, others = outputs[0].payload, ()  # (the usual case: the reply alone)
+        else:
+            reply, others = self._reply(e, _REPLIES[kind])
         if not reply == expected_reply:
             out.append(violation(procedure, e.node, f"{e.node} handled {_show_payload(request)} from {e.src}",
                                  f"reply {_show_payload(expected_reply)} ({self.profile.name}, row {row})",
@@ -582,11 +594,8 @@ class DLedgerSteps:
 
     def _decide_request(self, before: DLedgerView, request: Any, kind: type) -> tuple[str, Any, Any]:
         """(procedure, the spec's decision, the reply it makes) for a request to a node in
-        state ``before``; the last answer is kept, for the other histories of the same step
-        (the same view and request objects: the same answer)."""
-        last = self._last_request
-        if last is not None and last[0] is before and last[1] is request:
-            return last[2]
+        state ``before``; the last answer is kept (``_last_request``), for the other histories
+        of the same step (the same view and request objects: the same answer)."""
         if kind is VoteRequest:
             d = handle_vote(self._member(before), request, False, self.profile)
             answer: tuple = ("handle_vote", d, VoteResponse(d.reply_term, d.result, request.round))
@@ -773,9 +782,9 @@ class DLedgerSteps:
         ids = {o.payload.round for o in requests}
         rid = next(iter(ids)) if len(ids) == 1 else 0
         wanted = VoteRequest(after.curr_term, e.node, after.ledger_end_term, after.ledger_end_index, rid)
-        bad = [o for o in requests if o.payload != wanted]
+        bad = [o for o in requests if not o.payload == wanted]
         dsts = sorted(o.dst for o in requests)
-        if bad or dsts != sorted(self.peers - {e.node}):
+        if bad or dsts != self._asked(e.node):
             out.append(violation("candidate_action", e.node, what,
                                  f"{_show_payload(wanted)} to each of {', '.join(sorted(self.peers - {e.node}))}",
                                  ", ".join(f"{_show_payload(o.payload)} to {o.dst}" for o in requests) or "no request"))
@@ -784,8 +793,7 @@ class DLedgerSteps:
             s.parse = frozenset({ParseResult.WAIT_TO_REVOTE})
         member = MemberView(e.node, self.peers, after.curr_term, None if new_term else before.voted_for, None,
                             Role.CANDIDATE, after.ledger_end_term, after.ledger_end_index, False)
-        own = handle_vote(member, VoteRequest(after.curr_term, e.node, after.ledger_end_term, after.ledger_end_index,
-                                              rid), True, self.profile)
+        own = handle_vote(member, wanted, True, self.profile)  # (its own vote: the request it sends)
         x = _Expect(before)
         x.curr_term, x.voted_for, x.leader_id, x.role = after.curr_term, member.voted_for, None, Role.CANDIDATE
         self._apply(s, x, own.effects, t)
@@ -862,7 +870,7 @@ class DLedgerSteps:
         ids = {o.payload.round for o in requests}
         rid = next(iter(ids)) if len(ids) == 1 else 0
         wanted = HeartBeatRequest(after.curr_term, e.node, rid)
-        if any(o.payload != wanted for o in requests) or sorted(o.dst for o in requests) != sorted(self.peers - {e.node}):
+        if any(not o.payload == wanted for o in requests) or sorted(o.dst for o in requests) != self._asked(e.node):
             out.append(violation("decide_heartbeat_round", e.node, f"{e.node} sent a heartbeat round",
                                  f"{_show_payload(wanted)} to each of {', '.join(sorted(self.peers - {e.node}))}",
                                  ", ".join(f"{_show_payload(o.payload)} to {o.dst}" for o in requests)))
@@ -960,17 +968,16 @@ class DLedgerSteps:
     # ------------------------------------------------------------------ persistence
 
     def _persist(self, e: StepEvent, before: DLedgerView, after: DLedgerView, out: list) -> None:
-        durable = (after.curr_term, after.voted_for, after.log)
-        changed = durable != (before.curr_term, before.voted_for, before.log)
         p = e.persist
         if p is None:
-            if changed and self.persist_expected:
+            if self.persist_expected and (after.curr_term != before.curr_term or after.voted_for != before.voted_for
+                                          or (after.log is not before.log and after.log != before.log)):
                 out.append(violation("persist", e.node, f"{e.node} changed its term, vote or log",
                                      f"(term {after.curr_term}, vote {after.voted_for}, log {_show_log(after.log)}) "
                                      f"persisted before sending", "nothing persisted"))
             return
         written = _durable(p)
-        if written is not None and written != durable:
+        if written is not None and written != (after.curr_term, after.voted_for, after.log):
             out.append(violation("persist", e.node, f"{e.node} persisted its state",
                                  f"term {after.curr_term}, vote {after.voted_for}, log {_show_log(after.log)}",
                                  f"term {written[0]}, vote {written[1]}, log {_show_log(written[2])}"))
