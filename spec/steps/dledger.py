@@ -764,11 +764,16 @@ class DLedgerSteps:
                                  f"to {_terms(before.curr_term, s.known_max)} without a vote round",
                                  f"a vote round at term {after.curr_term}"))
         self._blocked(s, e, what, out)
-        allowed = set()
-        if ParseResult.WAIT_TO_VOTE_NEXT in s.parse:
-            allowed |= {next_term(before.curr_term, k) for k in s.known_max}
-        if s.parse - {ParseResult.WAIT_TO_VOTE_NEXT}:
-            allowed.add(before.curr_term)
+        parse, next_round = s.parse, ParseResult.WAIT_TO_VOTE_NEXT
+        # (the same term is allowed by any lastParseResult but WAIT_TO_VOTE_NEXT: asked first)
+        if not (after.curr_term == before.curr_term and len(parse) > (next_round in parse)):
+            allowed = set()
+            if next_round in parse:
+                allowed |= {next_term(before.curr_term, k) for k in s.known_max}
+            if parse - {next_round}:
+                allowed.add(before.curr_term)
+        else:
+            allowed = (before.curr_term,)
         if after.curr_term not in allowed:
             out.append(violation("candidate_action", e.node, what,
                                  f"a round at term {' or '.join(map(str, sorted(allowed)))} (lastParseResult "
@@ -782,9 +787,7 @@ class DLedgerSteps:
         ids = {o.payload.round for o in requests}
         rid = next(iter(ids)) if len(ids) == 1 else 0
         wanted = VoteRequest(after.curr_term, e.node, after.ledger_end_term, after.ledger_end_index, rid)
-        bad = [o for o in requests if not o.payload == wanted]
-        dsts = sorted(o.dst for o in requests)
-        if bad or dsts != self._asked(e.node):
+        if any(not o.payload == wanted for o in requests) or sorted(o.dst for o in requests) != self._asked(e.node):
             out.append(violation("candidate_action", e.node, what,
                                  f"{_show_payload(wanted)} to each of {', '.join(sorted(self.peers - {e.node}))}",
                                  ", ".join(f"{_show_payload(o.payload)} to {o.dst}" for o in requests) or "no request"))
