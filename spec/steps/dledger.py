@@ -787,7 +787,7 @@ class DLedgerSteps:
         ids = {o.payload.round for o in requests}
         rid = next(iter(ids)) if len(ids) == 1 else 0
         wanted = VoteRequest(after.curr_term, e.node, after.ledger_end_term, after.ledger_end_index, rid)
-        if any(not o.payload == wanted for o in requests) or sorted(o.dst for o in requests) != self._asked(e.node):
+        if not _all_are(requests, wanted) or sorted(o.dst for o in requests) != self._asked(e.node):
             out.append(violation("candidate_action", e.node, what,
                                  f"{_show_payload(wanted)} to each of {', '.join(sorted(self.peers - {e.node}))}",
                                  ", ".join(f"{_show_payload(o.payload)} to {o.dst}" for o in requests) or "no request"))
@@ -873,7 +873,7 @@ class DLedgerSteps:
         ids = {o.payload.round for o in requests}
         rid = next(iter(ids)) if len(ids) == 1 else 0
         wanted = HeartBeatRequest(after.curr_term, e.node, rid)
-        if any(not o.payload == wanted for o in requests) or sorted(o.dst for o in requests) != self._asked(e.node):
+        if not _all_are(requests, wanted) or sorted(o.dst for o in requests) != self._asked(e.node):
             out.append(violation("decide_heartbeat_round", e.node, f"{e.node} sent a heartbeat round",
                                  f"{_show_payload(wanted)} to each of {', '.join(sorted(self.peers - {e.node}))}",
                                  ", ".join(f"{_show_payload(o.payload)} to {o.dst}" for o in requests)))
@@ -1003,6 +1003,14 @@ def _durable(p: Any) -> tuple | None:
         return p.curr_term, p.voted_for, tuple(p.log)
     except AttributeError:
         return None
+
+
+def _all_are(sent: list, wanted: Any) -> bool:
+    """Whether every message sent carries ``wanted``."""
+    for o in sent:
+        if not o.payload == wanted:
+            return False
+    return True
 
 
 def _terms(curr: int, known: frozenset) -> str:
