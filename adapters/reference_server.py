@@ -59,8 +59,9 @@ class ReferenceServer:
             self.profile, self.procedures = self.base_profile, REFERENCE_PROCEDURES
         else:
             self.profile, self.procedures = MUTANTS[mutant].apply(self.base_profile)
+        # raft: its raft nodes are its DLedger nodes seen as Raft nodes (docs/adapter-protocol.md)
         self.profiles = {"dledger": dledger_profile, "controller": controller_profile,
-                         "classic": CLASSIC_DEFAULT_PROFILE.name}
+                         "classic": CLASSIC_DEFAULT_PROFILE.name, "raft": dledger_profile}
         self.nodes: dict[str, Any] = {}
         self.kinds: dict[str, str] = {}  # handle -> node kind it was created as
         self.seen: dict[str, object] = {}  # handle -> what an unversioned node's last activation left observable

@@ -29,6 +29,8 @@ from conformance.handler_check import OperationVerdict, check_handlers, draw_sam
 from conformance.targets import resolve_targets, role_specs
 from spec.controller.rules import UnsupportedRequest
 from spec.dledger import candidate, heartbeat
+from spec.dledger.profiles import PROFILES as DLEDGER_PROFILES
+from spec.invariants.dledger import NOT_PROMISED_AS_RAFT
 from spec.dledger.member_state import MemberView
 from spec.dledger.records import (
     Entry,
@@ -261,4 +263,12 @@ def describe_adapter(adapter: str, scenario: str, profile: str | None) -> dict:
         "profile": profile or declared,
         "fingerprint": matches,
         "fingerprint_text": text,
+        "known_differences": raft_known_differences(info.profiles) if scenario == "raft" else [],
     }
+
+
+def raft_known_differences(profiles: dict) -> list[str]:
+    """The Raft invariants an implementation's ``raft`` nodes are known not to promise:
+    those of DLedger (``NOT_PROMISED_AS_RAFT``) when its hello says they are DLedger nodes
+    seen as Raft nodes (``"profiles": {"raft": "dledger-0.4"}``); none for a generic Raft."""
+    return list(NOT_PROMISED_AS_RAFT) if profiles.get("raft") in DLEDGER_PROFILES else []

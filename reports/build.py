@@ -368,7 +368,8 @@ def collate(results_dir: str | Path, engine, validated: tuple[dict, list[Committ
                 cell = "error"
             else:
                 cell = "pass"
-            known = prop in manifest.get("known_profile_differences", {}).get(a["profile"], [])
+            known = (prop in manifest.get("known_profile_differences", {}).get(a["profile"], [])
+                     or prop in (manifest["adapters"].get(adapter) or {}).get("known_differences", []))
             matrix.append({
                 "adapter": adapter, "implementation": a["implementation"], "property": prop, "cell": cell,
                 "runs": max(judged, 0), "violations": fails, "errors": a["error"], "not_applicable": na,
@@ -509,7 +510,7 @@ def verdict(per_adapter: dict, matrix: list[dict], complete: dict) -> dict:
     * ``errors``: no violation, but some runs could not be judged (the implementation
       crashed, hung or answered garbage): conformance is not shown;
     * ``not applicable``: the implementation offers nothing the scenario judges;
-    * ``conformant``: every run judged, no property violated.
+    * ``conformant``: every run judged, no property violated (known differences named).
     """
     adapters = {}
     for name, a in sorted(per_adapter.items()):
@@ -522,7 +523,10 @@ def verdict(per_adapter: dict, matrix: list[dict], complete: dict) -> dict:
         elif not a["runs"] or all(m["cell"] == "not_applicable" for m in cells):
             v, why = "not applicable", "no property of the scenario applies to it"
         else:
-            v, why = "conformant", f"{a['runs']:,} runs, no property violated"
+            known = sorted(m["property"] for m in cells if m["cell"] == "fail")
+            v, why = "conformant", (f"{a['runs']:,} runs, no property violated" if not known else
+                                    f"{a['runs']:,} runs, no property violated but the known "
+                                    f"difference{'s' if len(known) > 1 else ''} {', '.join(known)}")
         adapters[name] = {"verdict": v, "why": why}
     overall = max((x["verdict"] for x in adapters.values()), key=VERDICTS.index, default="not applicable")
     return {"verdict": overall, "complete": complete["complete"], "adapters": adapters}

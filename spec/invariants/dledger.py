@@ -60,6 +60,17 @@ def known_profile_difference(name: str, profile: Profile) -> bool:
                                                        "leader-commit-rule")
 
 
+# Raft invariants a DLedger node does not promise, when it is judged as a Raft node (the
+# raft scenario runs rmqha's DLedger node that way): reported as known differences, never
+# hidden. commit-monotonic: DLedger's fast backup jumps to the first index of the
+# follower's conflicting term, so a compare can match below entries that agree (committed
+# ones included); the TRUNCATE then drops and re-sends them, and the follower's commit
+# index follows its log down (rmqha's spec clamps it, the fix of DLedger #316; 0.4.0 left
+# it above the log end instead, which applied-committed-end rejects). Raft's follower
+# cuts only where its log conflicts, so its commit index never goes back.
+NOT_PROMISED_AS_RAFT = ("commit-monotonic",)
+
+
 # What DLedger's invariants remember is what the shared ones do.
 DLedgerHistory = raft.RaftHistory
 
