@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.throughput import load, measure, verdict  # noqa: E402
 from conformance.campaign import execute  # noqa: E402
-from conformance.faults import FAULT_MIXES  # noqa: E402
+from conformance.faults import DEFAULT_FAULT_MIXES  # noqa: E402
 from conformance.script import Script, Step  # noqa: E402
 
 # Protocol events per CPU-second of the stack when the target was set (commit dd6137e,
@@ -86,7 +86,8 @@ def percentile(values: list[float], q: float) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=6, help="campaign runs per throughput row (default 6)")
-    ap.add_argument("--mixes", default=",".join(FAULT_MIXES), help=f"fault mixes (default {','.join(FAULT_MIXES)})")
+    ap.add_argument("--mixes", default=",".join(DEFAULT_FAULT_MIXES),
+                    help=f"fault mixes (default {','.join(DEFAULT_FAULT_MIXES)})")
     ap.add_argument("--failovers", type=int, default=50, help="master crashes measured (default 50; 0: none)")
     args = ap.parse_args()
     throughput(args.runs, args.mixes.split(","))

@@ -28,6 +28,15 @@ def test_simulator_throughput_prints_targets_and_ratios():
     assert "ceiling" in out and "without monitors and trace" in out and "the simulator alone" in out
 
 
+def test_the_default_fault_mixes_are_ones_each_scenario_runs_on_the_reference():
+    """Without --mixes the benchmarks run what a campaign draws by default (a link-fault
+    mix needs an implementation holding connections; the reference refuses it)."""
+    out = run("benchmarks/simulator_throughput.py", "--runs", "1", "--sizes", "3", "--duration-ms", "500",
+              "--no-ceiling")
+    assert {line.split()[0] for line in out.splitlines() if line.split()} >= {"mixed", "crash", "partition",
+                                                                              "lossy", "none"}
+
+
 def test_controller_stack_prints_its_target():
     out = run("benchmarks/controller_stack.py", "--runs", "1", "--mixes", "none", "--failovers", "0")
     assert "protocol events per CPU-second" in out and "x target" in out
