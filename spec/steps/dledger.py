@@ -270,9 +270,10 @@ class DLedgerSteps:
     # ------------------------------------------------------------------ entry point
 
     def check(self, e: StepEvent) -> list[StepViolation]:
-        """Judge one step. Each node has one or a few possible histories of its hidden state
-        (where timing leaves it open whether a round had ended); a step is allowed when it
-        is allowed in one of them, and the histories that cannot explain it are dropped."""
+        """Judge one step (a ``StepEvent``, or any object with its fields: only read). Each
+        node has one or a few possible histories of its hidden state (where timing leaves it
+        open whether a round had ended); a step is allowed when it is allowed in one of them,
+        and the histories that cannot explain it are dropped."""
         if e.input == CRASH:
             self.nodes.pop(e.node, None)
             return []
@@ -645,12 +646,14 @@ class DLedgerSteps:
                     self._decide_hb(s, e.time)
                     if s.forced is not None and e.view.role is not s.view.role:
                         s.forced = None
-        self._frame(s, e, "decide_heartbeat_round", out)
+        if e.view is not s.pre or e.outputs:  # (else nothing changed and nothing was sent)
+            self._frame(s, e, "decide_heartbeat_round", out)
 
     def _push_response(self, s: _Node, e: StepEvent, out: list) -> None:
         before, response = s.pre, e.payload
         if before.role is Role.LEADER:
-            request = s.sent.get(e.src, {}).pop(response.seq, None)
+            sent = s.sent.get(e.src)
+            request = sent.pop(response.seq, None) if sent is not None else None
             if request is not None and response.code is ResponseCode.SUCCESS and response.type is request.type:
                 if request.type is PushType.COMPARE:
                     shown = request.prev_index
@@ -663,8 +666,8 @@ class DLedgerSteps:
                 if shown is not None:
                     s.matched[e.src] = max(s.matched.get(e.src, -1), shown)
                     s.frontier[e.src] = max(s.frontier.get(e.src, -2), shown)
-        self._frame(s, e, "leader_commit_index", out,
-                    commit_may_move=True)
+        if e.view is not s.pre or e.outputs:  # (else nothing changed and nothing was sent)
+            self._frame(s, e, "leader_commit_index", out, commit_may_move=True)
 
     def _client_append(self, s: _Node, e: StepEvent, out: list) -> None:
         before, after = s.pre, e.view
