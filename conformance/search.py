@@ -11,8 +11,8 @@ dropped, a wait stretched, the network roughened: ``Scenario.mutate``), favourin
 rare finds; the rest keep sampling.
 
 A campaign's chunks run in parallel, so they cannot learn from each other as they
-go; the campaign runs them in *waves* (``CampaignSpec.search_waves``, 4 by default)
-instead: a chunk starts from what every chunk of the earlier waves learnt (their
+go; the campaign runs them in *waves* (``CampaignSpec.search_waves``: by default two
+chunks a wave, 4 to 10 waves, ``default_waves``) instead: a chunk starts from what every chunk of the earlier waves learnt (their
 corpus and state counts, ``SearchState``, committed beside their verdicts), and a
 chunk of the first wave samples ``WARMUP_RUNS`` runs before it mutates.
 
@@ -34,7 +34,16 @@ from results.schema import ABSTRACT_STATE
 
 WARMUP_RUNS = 4  # runs of a chunk that only sample, before the search mutates (first wave)
 MUTATE_SHARE = 0.8  # share of the later runs that mutate a corpus script
-SEARCH_WAVES = 4  # a campaign's chunks run in this many waves, each learning from the earlier
+SEARCH_WAVES = 4  # a campaign's chunks run in at least this many waves, each learning from the earlier
+MAX_SEARCH_WAVES = 10  # and at most this many by default (a Spark job each)
+SEARCH_CHUNKS = 20  # a searched campaign's runs are cut into at least this many chunks (of 25 runs or more)
+
+
+def default_waves(chunks: int) -> int:
+    """The search's waves for a campaign of ``chunks`` chunks per adapter: two chunks a
+    wave (both cores of a small machine busy, each chunk starting from everything the
+    earlier waves found), from ``SEARCH_WAVES`` to ``MAX_SEARCH_WAVES``."""
+    return min(MAX_SEARCH_WAVES, max(SEARCH_WAVES, chunks // 2))
 
 
 def reached(result: RunResult) -> set[str]:

@@ -8,6 +8,8 @@ import random
 import attrs
 import pytest
 
+from cli.commands.run import campaign_spec_from, default_chunk_size
+from cli.main import build_parser
 from conformance.campaign import run_one, script_for
 from conformance.faults import DEFAULT_FAULT_MIXES
 from conformance.scenarios.registry import SCENARIOS, get_scenario
@@ -178,3 +180,18 @@ def test_the_controller_search_can_run_the_faults_under_another_configuration():
     for m in changed:  # another generated script's configuration: keys the generator writes
         assert {key for key, _ in m.options} <= generated
         assert parse_script(m.render()).options == m.options
+
+
+@pytest.mark.parametrize("runs, chunk, waves", [(8, 10, 4), (100, 13, 4), (200, 25, 4), (1_000, 50, 10),
+                                                (3_000, 100, 10), (100_000, 1_000, 10)])
+def test_a_searched_campaign_has_waves_to_learn_in(runs, chunk, waves):
+    """By default a searched campaign is cut into at least 20 chunks (of 25 runs or more)
+    and runs two chunks a wave, 4 to 10 waves; the default check (200 runs) keeps its 8
+    chunks in 4 waves, and a campaign that only samples keeps the plain chunk sizes."""
+    spec = campaign_spec_from(build_parser().parse_args(["run", "--runs", str(runs), "--no-spark"]))
+    assert (spec.chunk_size, spec.search_waves) == (chunk, waves)
+    assert len(plan_waves(spec)) == min(waves, len(plan_chunks(spec)))
+    sampling = campaign_spec_from(build_parser().parse_args(["run", "--runs", str(runs), "--no-search"]))
+    assert sampling.chunk_size == default_chunk_size(runs)
+    given = campaign_spec_from(build_parser().parse_args(["run", "--runs", str(runs), "--search-waves", "3"]))
+    assert given.search_waves == 3
