@@ -93,6 +93,14 @@ from spec.dledger.rounds import heartbeat_decision_time, heartbeat_latch_deadlin
 from spec.dledger.vote import handle_vote
 from spec.steps import BOOT, CRASH, TICK, StepEvent, StepViolation, step_property, violation
 
+# enum members as module constants: in CPython 3.11 reading ``Role.LEADER`` through its
+# class costs six times a global's read, and a step reads several
+_LEADER, _CANDIDATE, _FOLLOWER = Role.LEADER, Role.CANDIDATE, Role.FOLLOWER
+_PASSED, _WAIT_TO_REVOTE = ParseResult.PASSED, ParseResult.WAIT_TO_REVOTE
+_WAIT_TO_VOTE_NEXT = ParseResult.WAIT_TO_VOTE_NEXT
+_COMPARE, _TRUNCATE, _APPEND = PushType.COMPARE, PushType.TRUNCATE, PushType.APPEND
+_SUCCESS = ResponseCode.SUCCESS
+
 PROCEDURES: dict[str, str] = {
     "handle_vote": "a vote request is answered, and the state changed, as handle_vote says",
     "handle_heartbeat": "a heartbeat is answered, and the state changed, as handle_heartbeat says",
@@ -114,8 +122,8 @@ _STEP_DOWNS = frozenset({
 })
 _INF = float("inf")
 # what runs at a tick, by role: a change at a tick is charged to it
-_MAINTAINER = {Role.CANDIDATE: "candidate_action", Role.FOLLOWER: "follower_timed_out",
-               Role.LEADER: "decide_heartbeat_round"}
+_MAINTAINER = {_CANDIDATE: "candidate_action", _FOLLOWER: "follower_timed_out",
+               _LEADER: "decide_heartbeat_round"}
 # more possible histories of one node than this are not kept (in practice: two or three)
 MAX_HISTORIES = 16
 _REPLIES = {VoteRequest: VoteResponse, HeartBeatRequest: HeartBeatResponse, PushEntryRequest: PushEntryResponse}
@@ -148,7 +156,7 @@ class _Node:
     view: DLedgerView
     known_max: frozenset = frozenset({-1})  # possible knownMaxTermInGroup values
     need_increase: bool = False
-    parse: frozenset = frozenset({ParseResult.WAIT_TO_REVOTE})  # possible lastParseResult values
+    parse: frozenset = frozenset({_WAIT_TO_REVOTE})  # possible lastParseResult values
     next_vote_lo: float = -_INF  # lower bound of nextTimeToRequestVote
     vote: _Round | None = None
     hb: _Round | None = None
@@ -348,11 +356,11 @@ class DLedgerSteps:
             if handler is not None:  # (anything else is not a DLedger message: nothing to judge)
                 handler(s, e, out)
         if after is not before:  # (an unchanged view starts or ends no leadership, moves no commit index)
-            if after.role is Role.LEADER and (before.role is not Role.LEADER or before.curr_term != after.curr_term):
+            if after.role is _LEADER and (before.role is not _LEADER or before.curr_term != after.curr_term):
                 self._start_leading(s, after)
-            elif after.role is not Role.LEADER and before.role is Role.LEADER:
+            elif after.role is not _LEADER and before.role is _LEADER:
                 self._stop_leading(s)
-            if before.role is Role.LEADER and after.role is Role.LEADER and before.curr_term == after.curr_term:
+            if before.role is _LEADER and after.role is _LEADER and before.curr_term == after.curr_term:
                 self._leader_commit(s, e, before, after, out)
         outputs = e.outputs
         if outputs and (len(outputs) > 1 or type(outputs[0].payload) is PushEntryRequest):
@@ -392,8 +400,8 @@ class DLedgerSteps:
         if hi < latest:
             latest = hi
         ways = self._vote_closes(r, latest)
-        passed = [w for w in ways if w[0].result is ParseResult.PASSED]
-        other = [w for w in ways if w[0].result is not ParseResult.PASSED]
+        passed = [w for w in ways if w[0].result is _PASSED]
+        other = [w for w in ways if w[0].result is not _PASSED]
         branches = []
         if latest < hi:  # it may still be open
             still = s.copy()
@@ -401,7 +409,7 @@ class DLedgerSteps:
             branches.append(still)
         # a round whose parse raises knownMaxTerm makes a follower a candidate: a history each
         groups = [other]
-        if s.pre.role is not Role.CANDIDATE:
+        if s.pre.role is not _CANDIDATE:
             raising = [w for w in other if any(type(x) is fx.BecomeCandidate for x in w[0].effects)]
             groups = [g for g in (raising, [w for w in other if w not in raising]) if g]
         for group in groups if other else ():
@@ -415,7 +423,7 @@ class DLedgerSteps:
         if passed:
             lead = s
             self._close_vote(lead, passed)
-            lead.pre = attrs.evolve(lead.view, role=Role.LEADER, leader_id=lead.view.node_id)
+            lead.pre = attrs.evolve(lead.view, role=_LEADER, leader_id=lead.view.node_id)
             if latest >= hi and not other:
                 lead.forced = ("parse_vote_result", f"{e.node}'s vote round of term {r.term} ended by "
                                f"{latest}", f"PASSED ({_counts(r.counts[-1])}): the node becomes leader")
@@ -517,19 +525,19 @@ class DLedgerSteps:
                 x.voted_for = e.candidate
             elif kind is fx.BecomeCandidate:
                 if may_become_candidate(x.curr_term, e.term):
-                    x.role, x.leader_id = Role.CANDIDATE, None
+                    x.role, x.leader_id = _CANDIDATE, None
                     s.known_max = frozenset(known_max_term_after_candidate(k, e.term) for k in s.known_max)
             elif kind is fx.IncreaseTermImmediately:
                 s.need_increase = True
             elif kind is fx.BecomeFollower:
                 if may_become_follower(x.curr_term, e.term):
-                    x.role, x.leader_id = Role.FOLLOWER, e.leader
+                    x.role, x.leader_id = _FOLLOWER, e.leader
                     s.last_leader_hb = t
                     if s.vote is None:  # (with a round still open, its close sets lastParseResult afterwards)
                         s.parse = frozenset(parse_result_after_becoming_follower(p, self.profile) for p in s.parse)
             elif kind is fx.BecomeLeader:
                 if may_become_leader(x.curr_term, e.term):
-                    x.role, x.leader_id = Role.LEADER, s.view.node_id
+                    x.role, x.leader_id = _LEADER, s.view.node_id
             elif kind is fx.RefreshLeaderHeartbeat:
                 s.last_leader_hb = t
             elif kind is fx.TruncateLog:
@@ -651,15 +659,15 @@ class DLedgerSteps:
 
     def _push_response(self, s: _Node, e: StepEvent, out: list) -> None:
         before, response = s.pre, e.payload
-        if before.role is Role.LEADER:
+        if before.role is _LEADER:
             sent = s.sent.get(e.src)
             request = sent.pop(response.seq, None) if sent is not None else None
-            if request is not None and response.code is ResponseCode.SUCCESS and response.type is request.type:
-                if request.type is PushType.COMPARE:
+            if request is not None and response.code is _SUCCESS and response.type is request.type:
+                if request.type is _COMPARE:
                     shown = request.prev_index
-                elif request.type is PushType.TRUNCATE:
+                elif request.type is _TRUNCATE:
                     shown = response.end_index
-                elif request.type is PushType.APPEND:
+                elif request.type is _APPEND:
                     shown = request.entries[-1].index
                 else:
                     shown = None
@@ -680,7 +688,7 @@ class DLedgerSteps:
         diff = x.diff(after)
         if diff:
             out.append(violation("client_append", e.node, f"{e.node} ({before.role.value}) received {_show_payload(e.payload)}",
-                                 "the entry appended at the end in the leader's term" if before.role is Role.LEADER
+                                 "the entry appended at the end in the leader's term" if before.role is _LEADER
                                  else "nothing changes on a node that does not lead", "; ".join(diff)))
         if e.outputs:
             self._unexpected(e, e.outputs, "client_append", out)
@@ -689,7 +697,7 @@ class DLedgerSteps:
         """A step whose only visible effect may be a leader's commit index: nothing else changes."""
         if e.view is not s.pre:  # (an unchanged view is no change)
             x = _Expect(s.pre)
-            if commit_may_move and s.pre.role is Role.LEADER:
+            if commit_may_move and s.pre.role is _LEADER:
                 x.committed_index = e.view.committed_index
             diff = x.diff(e.view)
             if diff:
@@ -703,13 +711,13 @@ class DLedgerSteps:
     def _tick(self, s: _Node, e: StepEvent, out: list) -> None:
         before, after = s.pre, e.view
         sends = {type(o.payload) for o in e.outputs}
-        if before.role is Role.CANDIDATE:
+        if before.role is _CANDIDATE:
             if VoteRequest in sends or (self.n == 1 and (after.curr_term != before.curr_term
-                                                       or after.role is Role.LEADER)):
+                                                       or after.role is _LEADER)):
                 self._campaign(s, e, out)
             elif after.curr_term != before.curr_term:
                 self._increase_term(s, e, out)
-            elif after.role is Role.LEADER:
+            elif after.role is _LEADER:
                 self._tally.append("parse_vote_result")
                 out.append(violation("parse_vote_result", e.node, f"{e.node} became leader of term {after.curr_term}",
                                      "a vote round of that term that passed (a quorum accepted)",
@@ -717,15 +725,15 @@ class DLedgerSteps:
                                      f"the round still open ({_counts(s.vote.counts[-1])})"))
             else:
                 self._tick_frame(s, e, out)
-        elif before.role is Role.FOLLOWER:
-            if after.role is Role.CANDIDATE:
+        elif before.role is _FOLLOWER:
+            if after.role is _CANDIDATE:
                 self._follower_timeout(s, e, out)
             else:
                 self._tick_frame(s, e, out)
         else:
             if HeartBeatRequest in sends:
                 self._heartbeat_round(s, e, out)
-            elif after.role is not Role.LEADER:
+            elif after.role is not _LEADER:
                 self._tally.append("decide_heartbeat_round")
                 out.append(violation("decide_heartbeat_round", e.node, f"{e.node} stepped down as leader of term "
                                      f"{before.curr_term} at {e.time}", "a heartbeat round whose decision is a step-down",
@@ -736,10 +744,10 @@ class DLedgerSteps:
         if not sends <= _TICK_SENDS:
             self._unexpected(e, [o for o in e.outputs if type(o.payload) not in _TICK_SENDS],
                              _MAINTAINER[before.role], out)
-        if VoteRequest in sends and before.role is not Role.CANDIDATE:
+        if VoteRequest in sends and before.role is not _CANDIDATE:
             self._unexpected(e, [o for o in e.outputs if type(o.payload) is VoteRequest], "candidate_action", out,
                              allowed=())
-        if HeartBeatRequest in sends and before.role is not Role.LEADER:
+        if HeartBeatRequest in sends and before.role is not _LEADER:
             self._unexpected(e, [o for o in e.outputs if type(o.payload) is HeartBeatRequest],
                              "decide_heartbeat_round", out, allowed=())
 
@@ -767,7 +775,7 @@ class DLedgerSteps:
                                  f"to {_terms(before.curr_term, s.known_max)} without a vote round",
                                  f"a vote round at term {after.curr_term}"))
         self._blocked(s, e, what, out)
-        parse, next_round = s.parse, ParseResult.WAIT_TO_VOTE_NEXT
+        parse, next_round = s.parse, _WAIT_TO_VOTE_NEXT
         # (the same term is allowed by any lastParseResult but WAIT_TO_VOTE_NEXT: asked first)
         if not (after.curr_term == before.curr_term and len(parse) > (next_round in parse)):
             allowed = set()
@@ -796,21 +804,21 @@ class DLedgerSteps:
                                  ", ".join(f"{_show_payload(o.payload)} to {o.dst}" for o in requests) or "no request"))
         new_term = after.curr_term != before.curr_term
         if new_term:
-            s.parse = frozenset({ParseResult.WAIT_TO_REVOTE})
+            s.parse = frozenset({_WAIT_TO_REVOTE})
         member = MemberView(e.node, self.peers, after.curr_term, None if new_term else before.voted_for, None,
-                            Role.CANDIDATE, after.ledger_end_term, after.ledger_end_index, False)
+                            _CANDIDATE, after.ledger_end_term, after.ledger_end_index, False)
         own = handle_vote(member, wanted, True, self.profile)  # (its own vote: the request it sends)
         x = _Expect(before)
-        x.curr_term, x.voted_for, x.leader_id, x.role = after.curr_term, member.voted_for, None, Role.CANDIDATE
+        x.curr_term, x.voted_for, x.leader_id, x.role = after.curr_term, member.voted_for, None, _CANDIDATE
         self._apply(s, x, own.effects, t)
         counts = count_vote(start_vote_counts(after.curr_term), VoteResponse(own.reply_term, own.result, rid))
         s.vote = _Round(rid, after.curr_term, t, [counts], [], set())
         if vote_round_closed(counts, self.n):
             s.vote.latch = 0
             d = self._parse(counts)
-            if d.result is ParseResult.PASSED:
-                x.role, x.leader_id = Role.LEADER, e.node
-                s.vote, s.parse = None, frozenset({ParseResult.PASSED})
+            if d.result is _PASSED:
+                x.role, x.leader_id = _LEADER, e.node
+                s.vote, s.parse = None, frozenset({_PASSED})
             else:
                 self._close_vote(s, [(d, t, t)])
         diff = x.diff(after)
@@ -838,7 +846,7 @@ class DLedgerSteps:
             out.append(violation("candidate_action", e.node, what, "only the term raised and the vote cleared",
                                  "; ".join(diff)))
         s.need_increase = False
-        s.parse = frozenset({ParseResult.WAIT_TO_REVOTE})
+        s.parse = frozenset({_WAIT_TO_REVOTE})
         s.next_vote_lo = next_vote_time(t, 0, self.timing)  # its earliest (the smallest draw)
 
     def _blocked(self, s: _Node, e: StepEvent, what: str, out: list) -> None:
@@ -860,7 +868,7 @@ class DLedgerSteps:
             out.append(violation("follower_timed_out", e.node, f"{e.node} stepped down as follower of {before.leader_id}",
                                  f"no step-down within {lease} ms of its leader's last heartbeat",
                                  f"a step-down {since} ms after it"))
-        self._tick_frame(s, e, out, role=Role.CANDIDATE)
+        self._tick_frame(s, e, out, role=_CANDIDATE)
 
     # ------------------------------------------------------------------ heartbeat rounds
 
@@ -920,7 +928,7 @@ class DLedgerSteps:
         if not pushes:
             return
         self._tally.append("next_push")
-        if after.role is not Role.LEADER:
+        if after.role is not _LEADER:
             for o in pushes:
                 out.append(violation("next_push", e.node, f"{e.node} ({after.role.value}) pushed to {o.dst}",
                                      "pushes only from the leader", _show_payload(o.payload)))
@@ -934,9 +942,9 @@ class DLedgerSteps:
                                      f"{_show_payload(p)} to {peer} (its log {_show_log(log)})", problem[0], problem[1]))
             if peer in s.sent:
                 s.sent[peer][p.seq] = p
-                if p.type is PushType.APPEND and p.entries and p.prev_index <= s.frontier.get(peer, -2):
+                if p.type is _APPEND and p.entries and p.prev_index <= s.frontier.get(peer, -2):
                     s.frontier[peer] = max(s.frontier[peer], p.entries[-1].index)
-                elif p.type is PushType.TRUNCATE and (p.prev_index == 0 or p.prev_index - 1 <= s.frontier.get(peer, -2)):
+                elif p.type is _TRUNCATE and (p.prev_index == 0 or p.prev_index - 1 <= s.frontier.get(peer, -2)):
                     s.frontier[peer] = max(s.frontier[peer], p.prev_index - 1 + len(p.entries))
 
     def _push_problem(self, s: _Node, p: PushEntryRequest, peer: str, v: DLedgerView) -> tuple[str, str] | None:
@@ -947,19 +955,19 @@ class DLedgerSteps:
             return f"term {v.curr_term} and leader {v.node_id}", f"term {p.term} and leader {p.leader}"
         if p.commit_index > v.committed_index:
             return f"a commit index of at most its own ({v.committed_index})", f"{p.commit_index}"
-        if p.type is PushType.COMPARE:
+        if p.type is _COMPARE:
             want = log[p.prev_index].term if 0 <= p.prev_index <= end else NO_TERM
             if not -1 <= p.prev_index <= end or p.prev_term != want or p.entries:
                 return f"a compare at an index of its log with that entry's term ({want})", \
                     f"prev ({p.prev_index}, {p.prev_term}) with {len(p.entries)} entries"
-        elif p.type is PushType.TRUNCATE:
+        elif p.type is _TRUNCATE:
             if not 0 <= p.prev_index <= end + 1 or tuple(p.entries) != log[p.prev_index: p.prev_index + len(p.entries)]:
                 return "a truncation at an index of its log, carrying its own entries", \
                     f"truncate at {p.prev_index} with {_show_log(tuple(p.entries))}"
             if p.prev_index > 0 and p.prev_index - 1 > s.frontier.get(peer, -2):
                 return f"a truncation only above an index the follower was shown to match " \
                        f"(up to {s.frontier.get(peer, -2)})", f"truncate at {p.prev_index}"
-        elif p.type is PushType.APPEND:
+        elif p.type is _APPEND:
             first = p.prev_index + 1
             if not p.entries or tuple(p.entries) != log[first: first + len(p.entries)] or first < 0:
                 return "entries of its own log, from prev_index + 1", f"{_show_log(tuple(p.entries))} after {p.prev_index}"
