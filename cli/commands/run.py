@@ -104,8 +104,8 @@ def default_chunk_size(runs: int) -> int:
 def search_chunk_size(runs: int) -> int:
     """Runs per chunk of a campaign that searches: as ``default_chunk_size``, but cut into
     at least ``SEARCH_CHUNKS`` chunks of 25 runs or more, so that the search has waves to
-    learn in (1,000 runs: 20 chunks of 50 in 10 waves, 2.0x the states sampling reaches
-    against 1.8x in 4 waves of 100-run chunks; docs/performance.md)."""
+    learn in (1,000 dledger runs: 20 chunks of 50 in 10 waves reach 1.7-2.0x the states
+    of sampling, 10 chunks of 100 in 4 waves 1.5-1.8x; docs/performance.md)."""
     return min(default_chunk_size(runs), max(25, runs // SEARCH_CHUNKS))
 
 
