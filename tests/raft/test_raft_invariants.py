@@ -14,8 +14,11 @@ from hypothesis import strategies as st
 
 from conformance.scenarios.registry import get_scenario
 from conformance.script import read_script
+from spec.dledger.profiles import PROFILES
+from spec.dledger.records import DLedgerView, Entry, PeerProgress, Role
+from spec.invariants import dledger
 from spec.invariants import raft as inv
-from spec.raft.records import FollowerProgress, RaftEntry, RaftRole, RaftView
+from spec.raft.records import FollowerProgress, RaftEntry, RaftRole, RaftView, raft_view
 
 F, C, L = RaftRole.FOLLOWER, RaftRole.CANDIDATE, RaftRole.LEADER
 SCRIPTS = Path(__file__).parents[1] / "scenarios" / "raft"
@@ -207,9 +210,6 @@ def test_the_committed_range_shortcut_judges_like_the_general_path(history):
 
 
 def test_dledger_is_judged_by_the_shared_invariants_through_its_raft_view():
-    from spec.dledger.records import DLedgerView, Entry, Role
-    from spec.invariants import dledger
-
     entries = (Entry(0, 1, "a"), Entry(1, 1, "b"))
     first = DLedgerView("n1", Role.LEADER, 1, "n1", "n1", 1, 1, 1, 1, entries)
     second = DLedgerView("n2", Role.LEADER, 2, "n2", "n2", 0, 1, 0, 0, entries[:1])
@@ -224,11 +224,6 @@ def test_dledger_is_judged_by_the_shared_invariants_through_its_raft_view():
 
 
 def test_a_dledger_leaders_progress_is_judged_as_raft_progress():
-    from spec.dledger.profiles import PROFILES
-    from spec.dledger.records import DLedgerView, Entry, PeerProgress, Role
-    from spec.invariants import dledger
-    from spec.raft.records import raft_view
-
     entries = (Entry(0, 1, "a"), Entry(1, 2, "b"))
 
     def leader(commit, **progress):  # peer=(writeIndex, water mark)
@@ -267,10 +262,6 @@ def test_dledger_progress_is_not_judged_for_a_follower_that_dropped_acknowledged
     """A DLedger follower acts on a duplicated TRUNCATE after acknowledging later entries
     (upstream's handleDoTruncate), so its leader's progress for it is then stale: judged
     only while the follower holds what its leader counted. Raft's check stays strict."""
-    from spec.dledger.records import DLedgerView, Entry, PeerProgress, Role
-    from spec.invariants import dledger
-    from spec.raft.records import raft_view
-
     follower_end, first, second, expected = DLEDGER_PROGRESS_ROWS[name]
     entries = (Entry(0, 2, "a"), Entry(1, 2, "b"))
 
