@@ -206,18 +206,19 @@ class _Expect:
                      or (v.ledger_end_index, v.ledger_end_term) == (len(self.log) - 1,
                                                                     self.log[-1].term if self.log else NO_TERM))):
             return []  # (the usual case, decided without building messages)
-        out = [f"{name} {_show(getattr(self, name))} but {_show(getattr(v, name))}"
+        out = [f"{name} {_show(getattr(v, name))} where the spec leaves {_show(getattr(self, name))}"
                for name in ("role", "curr_term", "voted_for", "leader_id", "committed_index")
                if getattr(self, name) != getattr(v, name)]
         if self.log != v.log:
-            out.append(f"log {_show_log(self.log)} but {_show_log(v.log)}")
+            out.append(f"log {_show_log(v.log)} where the spec leaves {_show_log(self.log)}")
         end_term = self.log[-1].term if self.log else NO_TERM
         b = self.before
         unchanged = self.log is b.log and (v.ledger_end_index, v.ledger_end_term) == (b.ledger_end_index,
                                                                                      b.ledger_end_term)
         # (a ledger end that was already wrong before the step is not this step's doing)
         if not unchanged and (v.ledger_end_index, v.ledger_end_term) != (len(self.log) - 1, end_term):
-            out.append(f"ledger end ({end_term}, {len(self.log) - 1}) but ({v.ledger_end_term}, {v.ledger_end_index})")
+            out.append(f"ledger end ({v.ledger_end_term}, {v.ledger_end_index}) where the spec leaves "
+                       f"({end_term}, {len(self.log) - 1})")
         return out
 
 
