@@ -4,7 +4,9 @@ One call is what a conformance test makes: ``adapter.invoke("dledger.handle_vote
 (rmqha records encoded to JSON, sent, answered, the answer decoded back to a spec
 record). The implementation on the other side is the dependency-free Java shim
 (tests/fixtures/java/RmqhaShim.java, compiled here with ``javac``), whose own work per
-call is small, so the figure is the transport's and rmqha's overhead:
+call is small (its handler 2-3 microseconds; its process 6-8 a call in all, pipe calls
+and the JVM's threads included, when it shares a CPU with this one), so the figure is
+the transport's and rmqha's overhead:
 
 * ``stdio``: the shim as a process speaking JSON lines (``stdio:java -cp DIR RmqhaShim``);
 * ``jvm``: the same class in this process through JPype (``jvm:DIR:RmqhaShim``);
@@ -14,7 +16,10 @@ call is small, so the figure is the transport's and rmqha's overhead:
 Calls are timed after a warm-up of up to 1 s (steady state: the JVM's JIT has compiled
 the shim). Targets: stdio >= 20,000 calls/s, JPype >= 50,000 calls/s, judged per CPU-second of
 this process plus its children (the stdio server runs in a child; on a shared machine
-wall time mostly measures the neighbours). Usage:
+wall time mostly measures the neighbours). Over stdio the figure also depends on where
+the kernel runs the two processes: on one CPU a call costs about a third of what it
+costs when each request and answer wakes the other CPU (docs/performance.md, "where the
+Java child's time went"), so compare runs in pairs. Usage:
 
     python benchmarks/adapter_overhead.py [--seconds S]
 """
