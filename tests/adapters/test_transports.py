@@ -1,4 +1,5 @@
 """Every transport end to end, and every way an implementation can misbehave."""
+import json
 import shutil
 import subprocess
 import sys
@@ -85,6 +86,23 @@ def test_unsupported_operation_is_not_applicable(java_shim):
             a.call("truncation.find_consistent_point", {})
     finally:
         a.close()
+
+
+def test_the_java_shims_stdio_loop_reads_lines_as_readline_does(java_shim):
+    """RmqhaShim's own line reader (raw pipe bytes, for speed): lines end at \\n, \\r or \\r\\n,
+    blank lines get no answer, a last line without its newline is answered, bad UTF-8 is
+    replaced, answers are UTF-8, and nothing is read after bye."""
+    lines = [b'{"rmqha":1,"id":1,"op":"hello","args":{}}\r\n', b"  \n", b"\t\r",
+             b'{"rmqha":1,"id":2,"op":"x\xc3\xa9\xff"}\r', b'{"rmqha":1,"id":3,"op":"y\\u00e9"}\n',
+             b'{"rmqha":1,"id":4,"op":"bye","args":{}}\n{"rmqha":1,"id":5,"op":"hello"}']
+    done = subprocess.run(["java", "-cp", str(java_shim), "RmqhaShim"], input=b"".join(lines), capture_output=True,
+                          timeout=60)
+    answers = done.stdout.decode("utf-8").split("\n")
+    assert done.returncode == 0 and answers[-1] == "" and len(answers) == 5, done
+    assert [json.loads(a)["id"] for a in answers[:4]] == [1, 2, 3, 4]
+    assert json.loads(answers[1])["error"]["message"] == "operation x\u00e9\ufffd is not supported"
+    assert json.loads(answers[2])["error"]["message"] == "operation y\u00e9 is not supported"
+    assert "\u00e9".encode() in done.stdout.split(b"\n")[2]  # written as UTF-8, not escaped
 
 
 @pytest.mark.parametrize("mode,message", [
