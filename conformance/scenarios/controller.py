@@ -14,6 +14,7 @@ Steps, besides those every scenario understands (``conformance/scenarios/base.py
 | ``crash-master`` | crash the current master (nothing if there is none) |
 | ``elect [NODE]`` | an administrator (``mqadmin electMaster``) asks the active controller to elect broker NODE (designated), by default the first in-sync broker that is not the master: a switch of master (nothing if no controller is active or NODE has no id) |
 | ``crash-active-controller`` | crash the controller that serves requests (nothing if none does) |
+| ``isolate-active-controller [BROKER ...]`` | cut the controller that serves requests off from every other node, the brokers named on its side (nothing if none serves): until it steps down, it still answers the brokers it reaches while the others elect a new active controller |
 | ``replace [NODE]`` | broker NODE's machine is replaced (or a pod without a persistent volume restarts): it boots on an empty disk, so it asks the controllers for a new broker id (the largest so far + 1) and registers afresh, while its old id stays registered, dead, until an admin cleans it. Without NODE: the last broker (by name) that is up and neither the current master nor the master the active controller records, whose disk the set never needs (nothing if none, or no controller is active) |
 | ``clean [living]`` | an administrator (``mqadmin cleanBrokerMetadata -b IDS``) asks the active controller to remove the ids of ``broker-a`` it has registered that no broker holds any more, those of replaced machines (nothing if none, or no controller is active; the controller refuses ids it still sees alive); with ``living`` (``-l``, ``cleanLivingBroker=true``) the same list, or none if no id is dead, which upstream reads as "the whole set" either way |
 | ``await-master [MS]`` | run until a broker is an unfenced master of the controller's masterEpoch (at most MS, default 60000) |
@@ -465,6 +466,18 @@ class ControllerCluster(SimCluster):
         if active is not None:
             self.step_crash(Step("crash", (active,), step.line))
 
+    def step_isolate_active_controller(self, step: Step) -> None:
+        """Cut the active controller off from every other node, the brokers named on its
+        side (nothing if no controller is active)."""
+        brokers = [self.node_arg(step, i) for i in range(len(step.args))]
+        for n in brokers:
+            if n not in self.brokers:
+                raise UserError(f"line {step.line}: isolate-active-controller: {n} is not a broker "
+                                f"(brokers: {' '.join(self.brokers)})")
+        active = self.active_controller()
+        if active is not None:
+            self.sim.partition([[active] + brokers])
+
     def step_write(self, step: Step) -> None:
         args = [a for a in step.args if not a.startswith("size=")]
         size = MESSAGE_SIZE
@@ -827,9 +840,10 @@ def mutate_controller_script(script: Script, config: RunConfig, rng: random.Rand
     """A neighbour of ``script`` for the search (conformance/search.py): one to three edits
     of its fault phase (splice in a window of the fault phase of another seed's script of
     the same settings, put a window under a partition, a lossy network or a node's crash
-    and restart, or put a stretch of the run itself under a lossy network or a partition,
-    which makes it no longer), or the same faults under another generated configuration;
-    the opening (a master, a first write) and the healing suffix stay.
+    and restart, cut the active controller off for a window, or put a stretch of the run
+    itself under a lossy network or a partition, which makes it no longer), or the same
+    faults under another generated configuration; the opening (a master, a first write)
+    and the healing suffix stay.
 
     Edits that found few new abstract states per run (appending a window at the end,
     repeating one, dropping a step, stretching a wait) are left out and network windows
@@ -841,8 +855,16 @@ def mutate_controller_script(script: Script, config: RunConfig, rng: random.Rand
     options = script.options
     for _ in range(rng.randint(1, 3)):
         op = rng.choice(("splice", "splice", "cut", "cut", "lossy", "lossy", "bounce", "options", "overlay",
-                         "overlay"))
-        if op == "overlay":
+                         "overlay", "isolate", "isolate"))
+        if op == "isolate":
+            # the active controller cut off, maybe with brokers on its side: the brokers
+            # that cannot reach it meet a controller group without an active member, and
+            # for a while two controllers may believe they are active
+            side = tuple(b for b in nodes if b not in CONTROLLERS and rng.random() < 0.3)
+            at = rng.randint(0, len(phase))
+            ms = str(rng.choice((1500, 4000, 12000)))
+            phase[at:at] = [Step("isolate-active-controller", side), Step("run", (ms,)), Step("heal")]
+        elif op == "overlay":
             # a stretch of what the run went through (up to a dozen steps), again under a
             # lossy network or a partition: the same situations under another network
             start = rng.randint(0, len(phase))
