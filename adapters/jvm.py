@@ -13,6 +13,8 @@ import os
 import shutil
 import subprocess
 import tempfile
+import urllib.parse
+import zipfile
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -48,12 +50,78 @@ def split_classpath(text: str) -> list[str]:
 
 
 def load_class(spec: str, classpath: list[str], class_name: str) -> Any:
+    """``class_name`` as loaded from ``classpath``; an ``AdapterError`` when the process's JVM
+    already holds that class (or a superclass the classpath provides) from somewhere else."""
     jpype = ensure_started(classpath)
     try:
-        return jpype.JClass(class_name)
+        cls = jpype.JClass(class_name)
     except Exception as exc:  # TypeError/java.lang.ClassNotFoundException/NoClassDefFoundError
         raise AdapterError(f"{spec}: cannot load class {class_name} "
                            f"(classpath {os.pathsep.join(classpath) or '(empty)'}): {exc}") from None
+    shadowed = _loaded_elsewhere(cls, classpath)
+    if shadowed is not None:
+        name, origin = shadowed
+        raise AdapterError(f"{spec}: class {name} is already loaded in this process from {origin}, not from "
+                           f"{os.pathsep.join(classpath)}: a JVM loads a class once, so this adapter would run "
+                           f"the other build (run it in its own process: stdio:java -cp CLASSPATH CLASS)")
+    return cls
+
+
+def _class_file(name: str) -> str:
+    return name.replace(".", "/") + ".class"
+
+
+def _provides(entry: str, name: str) -> bool:
+    """Whether the classpath entry (a directory or a jar) holds the class ``name``."""
+    if os.path.isdir(entry):
+        return os.path.isfile(os.path.join(entry, _class_file(name)))
+    try:
+        with zipfile.ZipFile(entry) as jar:
+            jar.getinfo(_class_file(name))
+        return True
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return False
+
+
+def _origin(c: Any, name: str) -> str | None:
+    """The directory or jar a class was loaded from. JPype's dynamic class loader (entries
+    added after the JVM started) records no location, so its resource is asked instead:
+    the loader finds the class file where it found the class."""
+    source = c.getProtectionDomain().getCodeSource()
+    location = source.getLocation() if source is not None else None
+    if location is not None:
+        return os.path.realpath(str(location.toURI().getPath()))
+    found = c.getClassLoader().getResource(_class_file(name))
+    if found is None:
+        return None
+    url = str(found.toString())
+    if url.startswith("jar:file:"):
+        return os.path.realpath(urllib.parse.unquote(url[len("jar:file:"):].split("!/", 1)[0]))
+    if url.startswith("file:"):
+        path = urllib.parse.unquote(url[len("file:"):])
+        return os.path.realpath(path[: -len(_class_file(name))] or "/")
+    return None
+
+
+def _loaded_elsewhere(cls: Any, classpath: list[str]) -> tuple[str, str] | None:
+    """The first class of ``cls``'s superclass chain that the JVM loaded from outside
+    ``classpath`` although ``classpath`` holds it (the class itself: although it was named
+    here), with where it came from; None when every one comes from ``classpath``.
+
+    JPype's JVM is one per process and its class loader keeps the first class of a name:
+    two ``jvm:`` adapters naming one class in two builds would both run the first build."""
+    entries = expand_classpath(classpath)
+    mine = {os.path.realpath(e) for e in entries}
+    c, named = cls.class_, True
+    while c is not None and c.getClassLoader() is not None:  # (the JDK's own classes end it)
+        name = str(c.getName())
+        origin = _origin(c, name)
+        if origin is None:
+            break
+        if origin not in mine and (named or any(_provides(e, name) for e in entries)):
+            return name, origin
+        c, named = c.getSuperclass(), False
+    return None
 
 
 def instantiate(spec: str, classpath: list[str], class_name: str) -> Any:

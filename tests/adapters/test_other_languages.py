@@ -77,13 +77,6 @@ def test_javascript_shim_with_a_bug_is_caught():
 needs_javac = pytest.mark.skipif(shutil.which("javac") is None, reason="javac is not installed")
 
 
-@pytest.fixture(scope="module")
-def java_classes(tmp_path_factory):
-    out = tmp_path_factory.mktemp("java-shims")
-    sources = [str(FIXTURES / "java" / name) for name in ("RmqhaShim.java", "MisbehavingShim.java")]
-    subprocess.run(["javac", "-d", str(out), *sources], check=True, capture_output=True)
-    return out
-
 
 @pytest.mark.jvm
 @needs_javac
@@ -124,3 +117,45 @@ def test_java_misbehaviour_is_an_adapter_error(java_classes, monkeypatch, varian
 def test_a_missing_java_class_is_an_adapter_error(java_classes):
     with pytest.raises(AdapterError, match="cannot load class NoSuchShim"):
         resolve(f"jvm:{java_classes}:NoSuchShim", fresh=True)
+
+
+def _compile_renamed(tmp_path, base, extra=""):
+    """RmqhaShim renamed ``base`` (a class no other test loads), compiled into two
+    directories ``a`` and ``b``; ``extra`` (Java source of more classes) joins ``b``."""
+    source = (FIXTURES / "java" / "RmqhaShim.java").read_text().replace("RmqhaShim", base)
+    dirs = []
+    for name in ("a", "b"):
+        src = tmp_path / f"src-{name}"
+        src.mkdir()
+        (src / f"{base}.java").write_text(source)
+        files = [str(src / f"{base}.java")]
+        if extra and name == "b":
+            (src / f"{base}Child.java").write_text(extra)
+            files.append(str(src / f"{base}Child.java"))
+        subprocess.run(["javac", "-d", str(tmp_path / name), *files], check=True, capture_output=True)
+        dirs.append(tmp_path / name)
+    return dirs
+
+
+@pytest.mark.jvm
+@needs_javac
+def test_a_second_build_of_a_loaded_class_is_refused(tmp_path):
+    """One JVM per process keeps the first class of a name: the adapter naming another
+    build says so instead of running the first one."""
+    a, b = _compile_renamed(tmp_path, "ShadowProbeShim")
+    assert resolve(f"jvm:{a}:ShadowProbeShim", fresh=True).info.implementation == "java-shim-example"
+    assert resolve(f"jvm:{a}:ShadowProbeShim", fresh=True)  # the same build again: fine
+    with pytest.raises(AdapterError) as e:
+        resolve(f"jvm:{b}:ShadowProbeShim", fresh=True)
+    message = str(e.value)
+    assert "\n" not in message and f"already loaded in this process from {a}" in message
+    assert "stdio:java -cp" in message
+
+
+@pytest.mark.jvm
+@needs_javac
+def test_a_subclass_over_a_superclass_of_another_build_is_refused(tmp_path):
+    a, b = _compile_renamed(tmp_path, "ShadowBaseShim", "public class ShadowBaseShimChild extends ShadowBaseShim {}\n")
+    resolve(f"jvm:{a}:ShadowBaseShim", fresh=True)
+    with pytest.raises(AdapterError, match=f"class ShadowBaseShim is already loaded in this process from {a}"):
+        resolve(f"jvm:{b}:ShadowBaseShimChild", fresh=True)

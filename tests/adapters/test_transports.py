@@ -1,6 +1,5 @@
 """Every transport end to end, and every way an implementation can misbehave."""
 import json
-import shutil
 import subprocess
 import sys
 import threading
@@ -51,13 +50,10 @@ def test_python_object_adapter():
     assert all(agrees(a, "dledger.handle_vote", args) for args in CASES)
 
 
-@pytest.fixture(scope="module")
-def java_shim(tmp_path_factory):
-    if shutil.which("javac") is None:
-        pytest.skip("javac not available")
-    out = tmp_path_factory.mktemp("java")
-    subprocess.run(["javac", "-d", str(out), str(FIXTURES / "java" / "RmqhaShim.java")], check=True)
-    return out
+@pytest.fixture
+def java_shim(java_classes):
+    """RmqhaShim's classes, the same build as every adapter test's (conftest.java_classes)."""
+    return java_classes
 
 
 def test_java_shim_over_stdio(java_shim):
