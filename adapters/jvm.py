@@ -58,13 +58,20 @@ def load_class(spec: str, classpath: list[str], class_name: str) -> Any:
     except Exception as exc:  # TypeError/java.lang.ClassNotFoundException/NoClassDefFoundError
         raise AdapterError(f"{spec}: cannot load class {class_name} "
                            f"(classpath {os.pathsep.join(classpath) or '(empty)'}): {exc}") from None
+    check_loaded_from(spec, classpath, cls, "run it in its own process: stdio:java -cp CLASSPATH CLASS")
+    return cls
+
+
+def check_loaded_from(spec: str, classpath: list[str], cls: Any, instead: str) -> None:
+    """An ``AdapterError`` when the JVM loaded ``cls`` (or a superclass ``classpath`` holds)
+    from another build than ``classpath``: the adapter would judge that build under this
+    one's name. ``instead`` says what the user can do."""
     shadowed = _loaded_elsewhere(cls, classpath)
     if shadowed is not None:
         name, origin = shadowed
         raise AdapterError(f"{spec}: class {name} is already loaded in this process from {origin}, not from "
                            f"{os.pathsep.join(classpath)}: a JVM loads a class once, so this adapter would run "
-                           f"the other build (run it in its own process: stdio:java -cp CLASSPATH CLASS)")
-    return cls
+                           f"the other build ({instead})")
 
 
 def _class_file(name: str) -> str:

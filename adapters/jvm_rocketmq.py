@@ -25,7 +25,7 @@ import json
 from typing import Any, Optional
 
 from adapters.errors import AdapterError, UserError
-from adapters.jvm import RealClassesServer
+from adapters.jvm import RealClassesServer, check_loaded_from
 from adapters.protocol import Unsupported
 from spec.controller import events as ev, records as rec
 from spec.controller.api import ControllerResult
@@ -113,6 +113,9 @@ class RocketMQServer(RealClassesServer):
             raise UserError(f"unknown controller profile {profile!r} (known: {', '.join(CONTROLLER_PROFILES)})")
         super().__init__(classpath, {})
         self.j = self._load("RocketMQ's EpochFileCache", lambda: _Classes(self.jpype))
+        for cls in (self.j.EpochFileCache, self.j.Manager):  # (two builds in one process: judge the one named)
+            if cls is not None:
+                check_loaded_from("jvm:rocketmq", classpath, cls, "judge one RocketMQ build per rmqha process")
         operations = dict(EPOCH_FILE_OPERATIONS)
         if self.j.Manager is not None:
             detected = "rocketmq-5.1" if _has_method(self.j.Manager, "applyBrokerId") else "rocketmq-5.0"

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 
 from adapters import resolve
+from adapters.protocol import Unsupported
 from conformance.differential import compare
 from conformance.strategies import ARGUMENTS
 from spec.controller.events import CleanBrokerDataEvent
@@ -80,7 +81,10 @@ def test_every_answer_agrees_or_is_a_known_departure(rocketmq, operation):
     def agrees(args):
         if operation == "controller.handle" and not args["is_leader"]:
             return  # the leader check is DLedgerController's, not driven (answered unsupported)
-        found = compare(rocketmq, operation, args)
+        try:
+            found = compare(rocketmq, operation, args)
+        except Unsupported:  # an input of another release (an ElectMasterEvent creating its set is 5.0's)
+            return
         assert found is None or found.explained, found.render()
 
     agrees()
@@ -141,3 +145,17 @@ def test_an_entry_beyond_the_log_end_makes_long_max_the_consistent_point(rocketm
     args = {"local": side, "local_max": 300, "master": side, "master_max": 300}
     found = compare(rocketmq, "truncation.find_consistent_point", args)
     assert found.got == 2**63 - 1 and found.expected == 300 and found.departure.name == "upstream-empty-epoch"
+
+
+OTHER_BUILD = os.environ.get("RMQHA_ROCKETMQ_OTHER_CLASSPATH")
+
+
+@pytest.mark.skipif(not OTHER_BUILD, reason="RMQHA_ROCKETMQ_OTHER_CLASSPATH (a second build) is not set")
+def test_a_second_build_in_the_same_process_is_refused():
+    """The JVM keeps the first build's classes: a second ``jvm:rocketmq`` build in the same
+    process says so in one line rather than judging the first build under its name."""
+    resolve(f"jvm:rocketmq:{CLASSPATH}", fresh=True)
+    with pytest.raises(Exception) as e:
+        resolve(f"jvm:rocketmq:{OTHER_BUILD}", fresh=True)
+    message = str(e.value)
+    assert "is already loaded in this process from" in message and "\n" not in message
