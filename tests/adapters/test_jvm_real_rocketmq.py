@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 
 from adapters import resolve
+from adapters.errors import AdapterError
 from adapters.protocol import Unsupported
 from conformance.differential import compare
 from conformance.strategies import ARGUMENTS
@@ -155,7 +156,7 @@ def test_a_second_build_in_the_same_process_is_refused():
     """The JVM keeps the first build's classes: a second ``jvm:rocketmq`` build in the same
     process says so in one line rather than judging the first build under its name."""
     resolve(f"jvm:rocketmq:{CLASSPATH}", fresh=True)
-    with pytest.raises(Exception) as e:
+    with pytest.raises(AdapterError) as e:
         resolve(f"jvm:rocketmq:{OTHER_BUILD}", fresh=True)
     message = str(e.value)
     assert "is already loaded in this process from" in message and "\n" not in message
