@@ -47,7 +47,7 @@ from conformance.scenarios.base import MAX_MESSAGE_SIZE, MAX_WRITE_BURST, Expect
 from conformance.script import Script, Step
 from conformance.targets import ScenarioTargets, resolve_targets
 from results.runresult import Metric, RunConfig
-from spec.broker.abstract import step_state as broker_step_state
+from spec.broker.abstract import set_state as broker_set_state, state_of_step
 from spec.broker.confirm_offset import ConfirmOutcome
 from spec.broker.messages import MAX_ELECTION_PRIORITY, BrokerNodeConfig, Produce, ProduceResult
 from spec.broker.records import DEFAULT_HA_CONFIG, PutMessageStatus
@@ -153,6 +153,7 @@ class ControllerCluster(SimCluster):
         self.stuck_since: dict[str, tuple[tuple, int]] = {}  # set -> (active period, since)
         self._broker_presence: dict[str, tuple] = {}  # broker -> (up, broker id), as _check_stuck reads them
         self._master_log_seen: tuple | None = None  # (master, node, acknowledged, consumed) last judged
+        self._set_state_seen: tuple | None = None  # (broker views, sync, their abstract part) last worked out
         self.masters: list[tuple[int, int, str]] = []  # (time, masterEpoch, broker) as masters start writing
         self.crash_times: list[tuple[int, str]] = []  # master crashes, for failover times
         self.failovers: list[float] = []
@@ -183,7 +184,7 @@ class ControllerCluster(SimCluster):
         """The unfenced master of the newest masterEpoch any broker has written in (None if
         that master is down or has stepped down: an old master still unfenced in an older
         epoch is not current, whatever it believes)."""
-        newest = max((e for _, e, _ in self.masters), default=None)
+        newest = self.masters[-1][1] if self.masters else None  # (their masterEpochs only grow)
         for b in self.brokers:
             view = self.views[b]
             if view is not None and view.role_state.writable and view.sync_state is not None:
@@ -263,9 +264,14 @@ class ControllerCluster(SimCluster):
         active = [v for v in (self.views[c] for c in self.controllers) if v is not None and v.active]
         known = active[0].metadata.known(BROKER_NAME) if active else None
         sync = known.sync_state if known is not None else None
-        brokers = {b: self.views[b] for b in self.brokers}
-        self.note_abstract_state(broker_step_state(node_id, self.event_kind(incoming), brokers, sync, len(active),
-                                                   self.network_condition()))
+        # The brokers' part is worked out again only when a broker's view or the set changed
+        # (views are immutable: the same objects, the same part; most steps change neither).
+        views = tuple(self.views[b] for b in self.brokers)
+        seen = self._set_state_seen
+        if seen is None or seen[1] is not sync or any(a is not b for a, b in zip(seen[0], views)):
+            seen = self._set_state_seen = (views, sync, broker_set_state(dict(zip(self.brokers, views)), sync))
+        self.note_abstract_state(state_of_step(seen[2], node_id, self.event_kind(incoming), len(active),
+                                               self.network_condition()))
 
     def _observe_controller(self, node_id: str, view, judge_time: bool = True, decisions: bool = True) -> None:
         config = self.controller_config

@@ -95,24 +95,45 @@ def _master(brokers: Mapping[str, Optional[BrokerState]], sync: Optional[SyncSta
     return "master=live" if live else "master=down"
 
 
+@attrs.frozen(slots=True)
+class SetState:
+    """What a step's state takes from the brokers and the controller's SyncStateInfo alone:
+    the same for every node's step until a broker or the set changes."""
+
+    brokers: Mapping[str, Optional[str]]  # each broker's own state (None: down)
+    shape: str  # the set's shape and the recorded master's liveness, e.g. ``set=all|master=live``
+
+
+def set_state(brokers: Mapping[str, Optional[BrokerState]], sync: Optional[SyncStateInfo]) -> Optional[SetState]:
+    """The brokers' part of every step's state (None: no live broker, nothing to relate to)."""
+    reference = _reference(brokers, sync)
+    if reference is None:
+        return None
+    own = {n: None if b is None else broker_state(b, sync, reference) for n, b in brokers.items()}
+    return SetState(own, f"{_set_shape(brokers, sync)}|{_master(brokers, sync)}")
+
+
+def state_of_step(shared: Optional[SetState], node_id: str, event: str, active_controllers: int,
+                  network: str) -> Optional[str]:
+    """``step_state`` from the brokers' part (``set_state``) of the broker set the step left."""
+    if shared is None:
+        return None
+    if node_id in shared.brokers:
+        own = shared.brokers[node_id]
+        if own is None:
+            return None
+    else:
+        own = "ctl"
+    return f"{own}|{event}|{shared.shape}|active={min(2, active_controllers)}|{network}"
+
+
 def step_state(node_id: str, event: str, brokers: Mapping[str, Optional[BrokerState]],
                sync: Optional[SyncStateInfo], active_controllers: int, network: str) -> Optional[str]:
     """The abstract state a step reached: the stepping broker's own state (or ``ctl`` for a
     controller), what it handled, the set's shape, the recorded master's liveness, the
     active controllers and the network, e.g. ``Sw.</prefix|AlterSyncStateSet|set=master|
     master=live|active=1|clean``."""
-    reference = _reference(brokers, sync)
-    if reference is None:
-        return None
-    if node_id in brokers:
-        me = brokers[node_id]
-        if me is None:
-            return None
-        own = broker_state(me, sync, reference)
-    else:
-        own = "ctl"
-    active = min(2, active_controllers)
-    return f"{own}|{event}|{_set_shape(brokers, sync)}|{_master(brokers, sync)}|active={active}|{network}"
+    return state_of_step(set_state(brokers, sync), node_id, event, active_controllers, network)
 
 
 def every_broker_state() -> tuple[str, ...]:

@@ -104,16 +104,17 @@ def on_broker_heartbeat(table: HeartbeatTable, heartbeat: BrokerHeartbeat, now: 
         )
     else:
         grows = heartbeat.epoch > prev.epoch or (heartbeat.epoch == prev.epoch and heartbeat.max_offset > prev.max_offset)
-        info = attrs.evolve(
-            prev,
+        grown = heartbeat if grows else prev
+        info = BrokerLiveInfo(
+            broker_name=prev.broker_name,
+            broker_address=prev.broker_address,
+            broker_id=prev.broker_id,
             last_update_timestamp=now,
             heartbeat_timeout_millis=heartbeat.heartbeat_timeout_millis,
+            epoch=grown.epoch,
+            max_offset=grown.max_offset,
+            confirm_offset=grown.confirm_offset,
             election_priority=heartbeat.election_priority,
-            **(
-                dict(epoch=heartbeat.epoch, max_offset=heartbeat.max_offset, confirm_offset=heartbeat.confirm_offset)
-                if grows
-                else {}
-            ),
         )
     return HeartbeatTable(table.entries.set(identity, info))
 
