@@ -2,14 +2,15 @@
 distribution of simulated time from a master crash to a new master accepting writes
 (p50/p95/max) under the default timers.
 
-    python benchmarks/controller_stack.py [--runs N] [--mixes M,...] [--failovers N]
+    python benchmarks/controller_stack.py [--runs N] [--mixes M,...] [--failovers N] [--no-ceiling]
 
 Throughput: seeded ``controller`` campaign runs (3 controllers, a broker set of 3 or 2,
 each fault mix, 60 s of faults) on the reference with trace and invariants on; per wall
 second and per CPU-second: simulated seconds and protocol events (deliveries and timer
 firings; idle wake-ups excluded, their share shown as ``idle%``), the ratio of events
 per CPU-second to the target (10x the stack's figure when the target was set), and the
-peak memory of one run.
+peak memory of one run. Then the ceiling: the same runs (3 brokers, mixed faults) with the
+checking switched off part by part, to show where an event's CPU goes.
 Failover: boot, wait for a master, write, crash the master, wait for the next master
 that accepts writes (an unfenced master of the controller's new masterEpoch). With the
 default timers that is bounded by the heartbeat timeout (10 s) plus the scan period
@@ -25,9 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.throughput import load, measure, verdict  # noqa: E402
+from benchmarks.throughput import checks_off, load, measure, verdict  # noqa: E402
 from conformance.campaign import execute  # noqa: E402
 from conformance.faults import DEFAULT_FAULT_MIXES  # noqa: E402
+from conformance.scenarios.controller import ControllerCluster  # noqa: E402
 from conformance.script import Script, Step  # noqa: E402
 
 # Protocol events per CPU-second of the stack when the target was set (commit dd6137e,
@@ -61,6 +63,25 @@ def throughput(runs: int, mixes: list[str]) -> list[str]:
     return missed
 
 
+def ceiling(runs: int, mix: str) -> None:
+    """Where the per-event cost goes: the same runs with the checking switched off part by
+    part. Not a measurement of the target (that keeps every check on): it shows how far the
+    target is even without the checks."""
+    print(f"ceiling, 3 brokers, {mix}, the same {runs} runs (NOT the target's conditions): per CPU-second")
+    rows = [("every check on (as above)", None, True),
+            ("without step conformance", dict(monitors=True), True),
+            ("without step conformance and abstract states", dict(monitors=True, abstract_states=False), True),
+            ("without any monitor, trace on", {}, True), ("without monitors and trace", {}, False)]
+    for label, switches, trace in rows:
+        if switches is None:
+            t = measure("controller", runs, 3, mix, 60_000, peak=False)
+        else:
+            with checks_off(ControllerCluster, **switches):
+                t = measure("controller", runs, 3, mix, 60_000, trace=trace, peak=False)
+        print(f"  {label:46s} {t['events'] / t['cpu']:9,.0f} events ({1e6 * t['cpu'] / t['events']:5.1f} us each, "
+              f"{t['events'] / t['cpu'] / TARGET_EVENTS_PER_S:5.3f} x target)", flush=True)
+
+
 def failover_times(n: int) -> list[float]:
     out = []
     for seed in range(n):
@@ -89,8 +110,14 @@ def main() -> None:
     ap.add_argument("--mixes", default=",".join(DEFAULT_FAULT_MIXES),
                     help=f"fault mixes (default {','.join(DEFAULT_FAULT_MIXES)})")
     ap.add_argument("--failovers", type=int, default=50, help="master crashes measured (default 50; 0: none)")
+    ap.add_argument("--no-ceiling", action="store_true",
+                    help="leave out the rows that show the ceiling (the same runs with checks off; default: shown)")
     args = ap.parse_args()
-    throughput(args.runs, args.mixes.split(","))
+    mixes = args.mixes.split(",")
+    throughput(args.runs, mixes)
+    if not args.no_ceiling:
+        ceiling(args.runs, "mixed" if "mixed" in mixes else mixes[0])
+        print(load())
     if not args.failovers:
         return
     started = time.perf_counter()

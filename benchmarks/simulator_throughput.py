@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.throughput import dledger_checks_off, load, measure, measure_simulator_alone, verdict  # noqa: E402
+from benchmarks.throughput import checks_off, load, measure, measure_simulator_alone, verdict  # noqa: E402
 from conformance.faults import DEFAULT_FAULT_MIXES  # noqa: E402
 
 TARGET_SIM_S_PER_S = 50_000  # simulated seconds per second, 3 nodes, per core
@@ -88,7 +88,7 @@ def ceiling(runs: int, mix: str, duration_ms: int) -> None:
         if trace is True and not switches:
             t = measure("dledger", runs, TARGET_SIZE, mix, duration_ms, peak=False)
         else:
-            with dledger_checks_off(**switches):
+            with checks_off(**switches):
                 t = measure("dledger", runs, TARGET_SIZE, mix, duration_ms, trace=trace != "none", peak=False)
         per_event = 1e6 * t["cpu"] / t["events"]
         print(f"  {label:44s} {t['events'] / t['cpu']:9,.0f} events ({per_event:5.1f} us each, "

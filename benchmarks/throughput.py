@@ -47,20 +47,24 @@ def measure(scenario_name: str, runs: int, size: int, mix: str, duration_ms: int
 
 
 @contextmanager
-def dledger_checks_off(step_checks: bool = False, monitors: bool = False):
-    """For the ceiling rows only: the same runs with DLedger step conformance (or the whole
-    monitor: invariants, step checks, leader tracking) switched off, to show how far the
-    targets are even without them. A run then differs only where a script step waits for
-    what the monitor sees (crash-after-vote/-truncation strike at their deadline instead)."""
-    saved = DLedgerCluster.new_steps, DLedgerCluster._observe
+def checks_off(cluster: type = DLedgerCluster, step_checks: bool = False, abstract_states: bool = True,
+               monitors: bool = False):
+    """For the ceiling rows only: the same runs with a scenario's step conformance, its
+    abstract states (the search's coverage) or its whole monitor (invariants, step checks,
+    leader or master tracking) switched off, to show how far the targets are even without
+    them. A run then differs only where a script step waits for what the monitor sees
+    (crash-after-vote/-truncation strike at their deadline, await-master waits it out)."""
+    saved = cluster.new_steps, cluster._observe, cluster._note_abstract_state
     if not step_checks:
-        DLedgerCluster.new_steps = lambda self: None
+        cluster.new_steps = lambda self: None
+    if not abstract_states:
+        cluster._note_abstract_state = lambda self, node_id, incoming: None
     if not monitors:
-        DLedgerCluster._observe = lambda self, sim, node_id, incoming, ready: None
+        cluster._observe = lambda self, sim, node_id, incoming, ready: None
     try:
         yield
     finally:
-        DLedgerCluster.new_steps, DLedgerCluster._observe = saved
+        cluster.new_steps, cluster._observe, cluster._note_abstract_state = saved
 
 
 class EchoNode:

@@ -41,6 +41,9 @@ def test_controller_stack_prints_its_target():
     out = run("benchmarks/controller_stack.py", "--runs", "1", "--mixes", "none", "--failovers", "0")
     assert "protocol events per CPU-second" in out and "x target" in out
     assert sum(1 for line in out.splitlines() if line.startswith("none")) == 2
+    # the ceiling: the same runs with the checks off part by part
+    assert "ceiling" in out and "without step conformance and abstract states" in out
+    assert "without monitors and trace" in out
 
 
 def test_stdio_node_kinds_prints_its_target():
