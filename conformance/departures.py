@@ -21,6 +21,7 @@ from adapters.operations import OPERATIONS
 from reference.mutants_controller import controller_rules, get_mutant
 from spec.controller.events import UpdateBrokerAddressEvent
 from spec.controller.profiles import get_profile
+from spec.controller.records import ElectMasterRequest
 from spec.truncation import epoch_file as ef
 from spec.truncation import replication
 from spec.truncation.algebra import Variant
@@ -100,6 +101,17 @@ def _handle_with(mutant: str) -> Callable[[Optional[str], dict], Any]:
     return answer
 
 
+def _elect_with_an_alive_broker_without_live_info(args: dict) -> bool:
+    request, liveness = args["request"], args["liveness"]
+    if not isinstance(request, ElectMasterRequest):
+        return False
+    found = args["metadata"].known(request.broker_name)
+    return found is not None and any(
+        liveness.is_alive(request.cluster_name, request.broker_name, b)
+        and liveness.live_info(request.cluster_name, request.broker_name, b) is None
+        for b in found.replicas.brokers)
+
+
 def _update_address_of_a_set_without_replicas(args: dict) -> bool:
     event, found = args["event"], args["metadata"].get(getattr(args["event"], "broker_name", None))
     return isinstance(event, UpdateBrokerAddressEvent) and (found is None or found.replicas is None)
@@ -107,8 +119,16 @@ def _update_address_of_a_set_without_replicas(args: dict) -> bool:
 
 DEPARTURES: dict[str, tuple[Departure, ...]] = {
     **{op: _epoch_file_departures(op) for op in UNDER_VARIANT},
-    "controller.handle": (_mutant_departure("elect-offset-comparator-overflow",
-                                            _handle_with("elect-offset-comparator-overflow")),),
+    "controller.handle": (
+        _mutant_departure("elect-offset-comparator-overflow", _handle_with("elect-offset-comparator-overflow")),
+        Departure(
+            "elect-candidate-without-live-info-throws", "DefaultElectPolicy (5.1.x, develop)",
+            "an election whose candidates include a broker the valid predicate calls alive but the live-info "
+            "getter has no entry for throws a NullPointerException (its comparator reads each candidate's "
+            "BrokerLiveInfo); the spec ranks such a broker last. Upstream's controller meets it only when the "
+            "scan removes a candidate's heartbeat entry between the two reads of brokerLiveTable",
+            throws=_elect_with_an_alive_broker_without_live_info),
+    ),
     "controller.apply_event": (Departure(
         "update-address-of-unknown-set-throws", "ReplicasInfoManager.handleUpdateBrokerAddress (5.1.x, develop)",
         "an UpdateBrokerAddressEvent for a broker set without its replica table throws a NullPointerException; the "

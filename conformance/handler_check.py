@@ -13,9 +13,7 @@ failed), or ``not applicable`` (it answered ``unsupported`` to every input).
 from __future__ import annotations
 
 import functools
-import json
 from collections import Counter
-from pathlib import Path
 from typing import Callable, Optional
 
 import attrs
@@ -58,6 +56,7 @@ class OperationVerdict:
     disagreements: tuple[Disagreement, ...]
     unsupported: int
     error: Optional[str] = None
+    failed_input: Optional[str] = None  # the call the implementation failed on, as Python
 
     @property
     def verdict(self) -> str:
@@ -73,6 +72,7 @@ class OperationVerdict:
         return {"operation": self.operation, "profile": self.profile, "verdict": self.verdict,
                 "judged": self.judged, "agreed": self.agreed, "known_departures": dict(self.departures),
                 "disagreements": len(self.disagreements), "unsupported": self.unsupported, "error": self.error,
+                "failed_input": self.failed_input,
                 "first_disagreement": self.disagreements[0].render() if self.disagreements else None}
 
 
@@ -86,7 +86,7 @@ def check_handlers(adapter, samples: int = DEFAULT_SAMPLES, progress: Callable[[
         judged = agreed = unsupported = 0
         departures: Counter = Counter()
         disagreements: list[Disagreement] = []
-        error = None
+        error = failed_input = None
         for args in draw_samples(name, samples):
             try:
                 found = compare(adapter, name, args)
@@ -95,6 +95,7 @@ def check_handlers(adapter, samples: int = DEFAULT_SAMPLES, progress: Callable[[
                 continue
             except AdapterError as exc:
                 error = str(exc)
+                failed_input = f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
                 break
             judged += 1
             if found is None:
@@ -104,7 +105,7 @@ def check_handlers(adapter, samples: int = DEFAULT_SAMPLES, progress: Callable[[
             else:
                 disagreements.append(found)
         verdicts.append(OperationVerdict(name, profile, judged, agreed, dict(departures), tuple(disagreements),
-                                         unsupported, error))
+                                         unsupported, error, failed_input))
         if progress is not None:
             progress()
     return verdicts
@@ -134,17 +135,14 @@ def render(info, verdicts: list[OperationVerdict]) -> str:
     for v in verdicts:
         if v.error:
             lines += ["", f"## {v.operation}: error", "", v.error]
+            if v.failed_input:
+                lines += ["", "on the call:", "", "```", v.failed_input, "```"]
         elif v.disagreements:
             lines += ["", f"## {v.operation}: first disagreement", "", "```", v.disagreements[0].render(), "```"]
     return "\n".join(lines) + "\n"
 
 
-def write(report_dir: str | Path, info, verdicts: list[OperationVerdict]) -> tuple[Path, Path]:
-    out = Path(report_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    md, js = out / "handler-level.md", out / "handler-level.json"
-    md.write_text(render(info, verdicts), encoding="utf-8")
-    js.write_text(json.dumps({"adapter": info.spec, "implementation": info.implementation, "version": info.version,
-                              "profiles": info.profiles, "operations": [v.to_json() for v in verdicts]}, indent=2),
-                  encoding="utf-8")
-    return md, js
+def summary(info, verdicts: list[OperationVerdict]) -> dict:
+    """The JSON summary (``handler-level.json``): the implementation and each operation's verdict."""
+    return {"adapter": info.spec, "implementation": info.implementation, "version": info.version,
+            "profiles": info.profiles, "operations": [v.to_json() for v in verdicts]}

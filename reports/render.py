@@ -414,10 +414,20 @@ img {{ max-width: 100%; }}
 # What a report directory holds; an existing --out is replaced only if it holds nothing else.
 REPORT_ENTRIES = frozenset({"report.md", "report.html", "summary.json", "img", "counterexamples"})
 _REPORT_MARKERS = ("report.md", "summary.json")
+# A handler-level check's report (``rmqha check`` of an implementation that runs no nodes):
+# at the top of a report directory, or a subdirectory per adapter when one check names several.
+HANDLER_LEVEL_MD, HANDLER_LEVEL_JSON = "handler-level.md", "handler-level.json"
+_HANDLER_LEVEL = frozenset({HANDLER_LEVEL_MD, HANDLER_LEVEL_JSON})
+
+
+def _is_handler_level_subdir(path: Path) -> bool:
+    names = {p.name for p in path.iterdir()} if path.is_dir() else set()
+    return bool(names) and names <= _HANDLER_LEVEL
 
 
 def check_out_dir(out_dir: str | Path) -> Path:
-    """Refuse an ``--out`` that is not new, empty, or an earlier rmqha report.
+    """Refuse an ``--out`` that is not new, empty, or an earlier rmqha report (a campaign's,
+    a handler-level check's, or both).
 
     The report replaces its directory wholesale, so ``--out .`` or ``--out ~/src``
     would otherwise move a user's files away; checked before any Spark work.
@@ -428,28 +438,24 @@ def check_out_dir(out_dir: str | Path) -> Path:
     if not out_dir.is_dir():
         raise ReportError(f"{out_dir}: exists and is not a directory; choose another report directory")
     entries = {p.name for p in out_dir.iterdir()}
-    if entries and not (set(_REPORT_MARKERS) <= entries and entries <= REPORT_ENTRIES):
-        foreign = sorted(entries - REPORT_ENTRIES) or sorted(entries)
+    subdirs = {e for e in entries - REPORT_ENTRIES - _HANDLER_LEVEL if _is_handler_level_subdir(out_dir / e)}
+    ours = entries & (REPORT_ENTRIES | _HANDLER_LEVEL) | subdirs
+    marked = set(_REPORT_MARKERS) <= entries or HANDLER_LEVEL_MD in entries or bool(subdirs)
+    if entries and (entries - ours or not marked):
+        foreign = sorted(entries - ours) or sorted(entries)
         raise ReportError(f"{out_dir}: exists and is not an rmqha report (it holds {', '.join(foreign[:3])}); "
                         f"choose a new or empty report directory")
     return out_dir
 
 
-def _write_atomically(out_dir: Path, doc: _Doc, scripts: dict[str, str], summary: dict, campaign: str) -> Path:
+def replace_report_dir(out_dir: str | Path, fill: Callable[[Path], None]) -> Path:
+    """Write a report directory whole: ``fill`` writes into a new directory beside it, which
+    then takes its place, so a reader never sees half of a report or two reports mixed."""
     out_dir = check_out_dir(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:
-        (tmp / "img").mkdir()
-        for name, png in doc.images.items():
-            (tmp / "img" / name).write_bytes(png)
-        (tmp / "counterexamples").mkdir()
-        for name, script in scripts.items():
-            (tmp / "counterexamples" / name).write_text(script, encoding="utf-8")
-        (tmp / "report.md").write_text("\n".join(doc.md), encoding="utf-8")
-        (tmp / "report.html").write_text(
-            _HTML.format(title=html.escape(f"rmqha report {campaign}"), body="\n".join(doc.html)), encoding="utf-8")
-        (tmp / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True, default=str), encoding="utf-8")
+        fill(tmp)
         if out_dir.exists():
             old = out_dir.with_name(f".{out_dir.name}.old-{os.getpid()}")
             os.replace(out_dir, old)
@@ -461,3 +467,38 @@ def _write_atomically(out_dir: Path, doc: _Doc, scripts: dict[str, str], summary
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return out_dir
+
+
+def write_handler_level(out_dir: str | Path, reports: dict[str, tuple[str, dict]], *,
+                        beside_campaign: bool) -> list[Path]:
+    """Handler-level reports, (markdown, JSON summary) by subdirectory ("" for the top). Beside
+    a campaign's report just written they are added to it; alone they replace the directory,
+    as a campaign's report does. The markdown files written, in order."""
+    def fill(into: Path) -> None:
+        for sub, (md, summary) in reports.items():
+            target = into / sub if sub else into
+            target.mkdir(exist_ok=True)
+            (target / HANDLER_LEVEL_MD).write_text(md, encoding="utf-8")
+            (target / HANDLER_LEVEL_JSON).write_text(json.dumps(summary, indent=2), encoding="utf-8")
+
+    if beside_campaign:
+        fill(Path(out_dir))
+    else:
+        replace_report_dir(out_dir, fill)
+    return [Path(out_dir) / sub / HANDLER_LEVEL_MD if sub else Path(out_dir) / HANDLER_LEVEL_MD for sub in reports]
+
+
+def _write_atomically(out_dir: Path, doc: _Doc, scripts: dict[str, str], summary: dict, campaign: str) -> Path:
+    def fill(tmp: Path) -> None:
+        (tmp / "img").mkdir()
+        for name, png in doc.images.items():
+            (tmp / "img" / name).write_bytes(png)
+        (tmp / "counterexamples").mkdir()
+        for name, script in scripts.items():
+            (tmp / "counterexamples" / name).write_text(script, encoding="utf-8")
+        (tmp / "report.md").write_text("\n".join(doc.md), encoding="utf-8")
+        (tmp / "report.html").write_text(
+            _HTML.format(title=html.escape(f"rmqha report {campaign}"), body="\n".join(doc.html)), encoding="utf-8")
+        (tmp / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True, default=str), encoding="utf-8")
+
+    return replace_report_dir(out_dir, fill)

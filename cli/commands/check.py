@@ -12,9 +12,11 @@ died; 2 bad input, or nothing the scenario judges applies to the implementation.
 An implementation that runs no nodes (only handler-level operations, such as the real
 classes behind ``jvm:rocketmq``) is checked at handler level instead of in a campaign:
 every operation it declares, judged against the spec on a deterministic sample, known
-upstream departures named (``handler-level.md`` and ``.json`` in ``--report``;
-``conformance/handler_check.py``). Its verdict counts like a campaign's: 1 for a
-disagreement, 3 for an implementation error, 2 when nothing could be judged.
+upstream departures named (``handler-level.md`` and ``.json`` in ``--report``, or in a
+subdirectory of it per adapter when the check names several, beside a campaign's report;
+``conformance/handler_check.py``). An operation the implementation failed on names the call.
+Its verdict counts like a campaign's: 1 for a disagreement, 3 for an implementation error,
+2 when nothing could be judged.
 """
 from __future__ import annotations
 
@@ -44,8 +46,12 @@ def run(args) -> int:
 
     started = time.perf_counter()
     check_out_dir(args.report)  # refuse an unusable report directory before the campaign runs
-    args.adapter, status = _check_handler_only(args)
+    args.adapter, handler_reports, status = _check_handler_only(args)
     if not args.adapter:
+        replaced = _campaign_reported_in(Path(args.report))
+        _write_handler_level(args.report, handler_reports, beside_campaign=False)
+        if replaced:
+            _say_replaced(args, replaced)
         return status
     args.campaign = args.campaign or run_command.campaign_name(Path(args.out))
     spec = run_command.campaign_spec_from(args)
@@ -63,14 +69,27 @@ def run(args) -> int:
     print(f"report: {args.report}/report.html, {args.report}/report.md, {args.report}/summary.json "
           f"({time.perf_counter() - started:.1f} s in all)")
     if replaced and replaced != spec.campaign:
-        # a second check with the default --report: say what was replaced and how to have it back
-        earlier = Path(args.out) / replaced
-        again = (f"rmqha report {earlier} --out DIR rebuilds it" if earlier.is_dir()
-                 else "rmqha report ITS-RESULTS --out DIR rebuilds it")
-        print(f"report: this replaced campaign {replaced}'s report in {args.report}; its results are kept "
-              f"({again}; --report DIR keeps reports apart)")
+        _say_replaced(args, replaced)
+    if handler_reports:
+        _write_handler_level(args.report, handler_reports, beside_campaign=True)
     print(report_command.verdict_line(data))
     return max(status, EXIT_STATUS[data["verdict"]["verdict"]])
+
+
+def _write_handler_level(report: str, reports: dict, beside_campaign: bool) -> None:
+    from reports.render import write_handler_level
+
+    for md in write_handler_level(report, reports, beside_campaign=beside_campaign):
+        print(f"report: {md}")
+
+
+def _say_replaced(args, replaced: str) -> None:
+    """A second check with the default --report: say what was replaced and how to have it back."""
+    earlier = Path(args.out) / replaced
+    again = (f"rmqha report {earlier} --out DIR rebuilds it" if earlier.is_dir()
+             else "rmqha report ITS-RESULTS --out DIR rebuilds it")
+    print(f"report: this replaced campaign {replaced}'s report in {args.report}; its results are kept "
+          f"({again}; --report DIR keeps reports apart)")
 
 
 def _campaign_reported_in(report: Path) -> str | None:
@@ -85,17 +104,19 @@ def _campaign_reported_in(report: Path) -> str | None:
 EXIT_STATUS = {"conformant": 0, "not conformant": 1, "errors": 3, "not applicable": 2}
 
 
-def _check_handler_only(args) -> tuple[list[str], int]:
-    """Check every adapter that runs no nodes at handler level; the adapters left for the campaign
-    and the exit status so far."""
+def _check_handler_only(args) -> tuple[list[str], dict, int]:
+    """Check every adapter that runs no nodes at handler level; the adapters left for the campaign,
+    the handler-level reports to write (markdown and JSON by report subdirectory) and the exit
+    status so far."""
     import sys
 
     from tqdm import tqdm
 
     from adapters import resolve
     from conformance import handler_check
+    from reports.render import HANDLER_LEVEL_MD
 
-    campaign, status = [], 0
+    campaign, reports, status = [], {}, 0
     for spec in args.adapter or ["reference"]:
         if spec == "reference" or spec.startswith("mutant:") or "=" in spec.split(":", 1)[0] or resolve(spec).info.nodes:
             campaign.append(spec)
@@ -105,17 +126,17 @@ def _check_handler_only(args) -> tuple[list[str], int]:
                    disable=args.quiet, file=sys.stderr)
         verdicts = handler_check.check_handlers(adapter, progress=lambda: bar.update(1))
         bar.close()
-        md, _ = handler_check.write(Path(args.report) / _slug(spec) if len(args.adapter or ()) > 1 else args.report,
-                                    adapter.info, verdicts)
+        reports[_slug(spec) if len(args.adapter or ()) > 1 else ""] = (
+            handler_check.render(adapter.info, verdicts), handler_check.summary(adapter.info, verdicts))
         print(f"{spec}: {adapter.info.implementation} {adapter.info.version}, runs no nodes: checked at handler level")
         for family in sorted(adapter.info.profiles):
             print(f"  {adapter.info.judged_against(family)}")
         for v in verdicts:
             known = "; ".join(f"{label} x{n}" for label, n in sorted(v.departures.items()))
-            print(f"  {v.operation}: {v.verdict} ({v.agreed} of {v.judged} agree{'; ' + known if known else ''})")
-        print(f"report: {md}")
+            print(f"  {v.operation}: {v.verdict} ({v.agreed} of {v.judged} agree{'; ' + known if known else ''})"
+                  + (f": {v.error} (the call it failed on: {HANDLER_LEVEL_MD})" if v.error else ""))
         status = max(status, EXIT_STATUS[handler_check.verdict(verdicts)])
-    return campaign, status
+    return campaign, reports, status
 
 
 def _slug(spec: str) -> str:

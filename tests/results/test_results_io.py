@@ -240,6 +240,23 @@ def test_report_refuses_to_replace_a_directory_that_is_not_a_report(capsys, camp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results", "src"]  # no temp dir left over
 
 
+@pytest.mark.parametrize("layout", [
+    {"handler-level.md": "x", "notes.txt": "keep me"},              # a report's file beside the user's
+    {"sub/handler-level.md": "x", "sub/notes.txt": "keep me"},      # a subdirectory not all ours
+    {"report.md": "x", "summary.json": "{}", "src/main.py": "keep me"},
+    {"handler-level.json": "{}"},                                   # ours by name, but no report's marker
+])
+def test_report_refuses_a_directory_that_only_looks_like_a_report(capsys, campaign, tmp_path, layout):
+    precious = tmp_path / "src"
+    for name, text in layout.items():
+        (precious / name).parent.mkdir(parents=True, exist_ok=True)
+        (precious / name).write_text(text)
+    code = main(["report", str(campaign), "--out", str(precious)])
+    assert code == 2
+    assert "is not an rmqha report" in capsys.readouterr().err
+    assert all((precious / name).read_text() == text for name, text in layout.items())
+
+
 def test_check_refuses_a_bad_report_directory_before_running(capsys, tmp_path):
     (tmp_path / "report").write_text("a file")
     code = main(["check", "--no-spark", "--quiet", "--runs", "1", "--out", str(tmp_path / "results"),
