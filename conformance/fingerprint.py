@@ -15,15 +15,17 @@ against the spec and reported as "no profile variation" with its verdict
 from __future__ import annotations
 
 import random
-from typing import Callable
+from collections import Counter
+from typing import Callable, Optional
 
 import attrs
 
 from adapters import codec, resolve
-from adapters.errors import AdapterError
+from adapters.errors import AdapterError, ImplementationFailed
 from adapters.operations import OPERATIONS
 from adapters.protocol import Unsupported
 from conformance import round_inputs
+from conformance.departures import known_departure, known_throw
 from conformance.scenarios.registry import get_scenario
 from conformance.handler_check import OperationVerdict, check_handlers, draw_samples
 from conformance.targets import resolve_targets, role_specs
@@ -179,11 +181,15 @@ def _spec_answer(op, profile: str, args: dict):
         return UnsupportedRequest
 
 
-def fingerprint(adapter, samples: int = SAMPLES, progress=None) -> dict[str, list[str] | None]:
+def fingerprint(adapter, samples: int = SAMPLES, progress=None,
+                departures: Optional[dict[str, Counter]] = None) -> dict[str, list[str] | None]:
     """Probe -> the profiles whose spec answers the adapter reproduces on every sample judged.
 
     ``None`` for an operation the adapter does not implement, or answers ``unsupported`` for
-    every input (not applicable: no sample judged).
+    every input (not applicable: no sample judged). An answer that reproduces a known upstream
+    departure (``conformance/departures.py``: upstream's own behaviour, or where it throws) keeps
+    the profile it departs from, as ``rmqha check`` counts it; ``departures``, if given, gets
+    probe -> how often each departure was seen.
     """
     matches: dict[str, list[str] | None] = {}
     for name in probes():
@@ -199,9 +205,26 @@ def fingerprint(adapter, samples: int = SAMPLES, progress=None) -> dict[str, lis
                 raw = adapter.call(operation, {k: codec.encode(v) for k, v in args.items()})
             except Unsupported:  # outside what the implementation drives
                 continue
+            except ImplementationFailed:
+                thrown = known_throw(operation, args)
+                if thrown is None:
+                    raise
+                judged += 1
+                if departures is not None:
+                    departures.setdefault(name, Counter())[thrown.label()] += 1
+                continue
             judged += 1
             got = op.canonical(codec.decode(raw, op.result, reg, "result"))
-            candidates = [p for p in candidates if _spec_answer(op, p, args) == got]
+            kept, seen = [], None
+            for p in candidates:
+                if _spec_answer(op, p, args) == got:
+                    kept.append(p)
+                elif (departure := known_departure(operation, p, args, got)) is not None:
+                    kept.append(p)
+                    seen = seen or departure
+            if seen is not None and departures is not None:
+                departures.setdefault(name, Counter())[seen.label()] += 1
+            candidates = kept
             if not candidates:
                 break
         matches[name] = candidates if judged else None

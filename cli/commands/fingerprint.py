@@ -52,7 +52,8 @@ def run(args) -> int:
     free = [name for name in VARIATION_FREE if name in info.operations]
     bar = tqdm(total=len(probes()) + len(free), desc="fingerprint", unit="operation", disable=args.quiet,
                file=sys.stderr)
-    matches = fingerprint(adapter, args.samples, progress=lambda: bar.update(1))
+    departures: dict = {}
+    matches = fingerprint(adapter, args.samples, progress=lambda: bar.update(1), departures=departures)
     bar.update(len(probes()) - len(offered))
     verdicts = variation_free(adapter, args.samples, progress=lambda: bar.update(1))
     bar.close()
@@ -61,7 +62,8 @@ def run(args) -> int:
     width = max([len(SHORT.get(op, op)) for op in shown] + [len(v.operation) for v in verdicts])
     for op, names in shown.items():
         text = "not applicable" if names is None else ("no profile" if not names else ", ".join(names))
-        print(f"  {SHORT.get(op, op):{width}s}  {text}")
+        known = "; ".join(f"{label} x{n}" for label, n in sorted(departures.get(op, {}).items()))
+        print(f"  {SHORT.get(op, op):{width}s}  {text}" + (f" but for known departures ({known})" if known and names else ""))
     if verdicts:
         print("  no profile variation (judged against the spec):")
         for v in verdicts:

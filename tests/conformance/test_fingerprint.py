@@ -77,6 +77,19 @@ def test_every_handler_level_operation_is_fingerprinted_or_judged(capsys):
     assert set(OPERATIONS) == {PROBE_OPERATION.get(p, p) for p in probes()} | set(VARIATION_FREE)
 
 
+def test_known_upstream_departures_keep_the_profile_and_are_named(capsys):
+    """Answers that reproduce upstream's own departures (#10578's comparator, the NPE of an
+    election without heartbeat data) are rocketmq-5.1's, named, as ``rmqha check`` counts
+    them; before, the fingerprint said such a build matched no profile."""
+    assert main(["fingerprint", "--adapter", "python:tests.fixtures.controller_as_released:controller",
+                 "--samples", "200", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("controller calls"))
+    assert "rocketmq-5.1 but for known departures (" in line, out
+    assert "elect-offset-comparator-overflow" in line and "elect-candidate-without-live-info-throws" in line
+    assert "rocketmq-5.1: reproduced by every procedure the implementation answers" in out
+
+
 @pytest.mark.parametrize("slip,line", [
     ("shrink_lag_at_bound", "broker.maybe_shrink"),
     ("elect_priority_reversed", "controller calls"),
