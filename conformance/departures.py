@@ -148,6 +148,11 @@ def known_departure(operation: str, profile: Optional[str], args: dict, got: Any
     return None
 
 
+def counted(departures: dict) -> str:
+    """Departure label -> times seen, as the command lines print it: ``label x3; other x1``."""
+    return "; ".join(f"{label} x{n}" for label, n in sorted(departures.items()))
+
+
 def known_throw(operation: str, args: dict) -> Optional[Departure]:
     """The known departure under which upstream throws on ``args``, if any."""
     return next((d for d in DEPARTURES.get(operation, ()) if d.throws is not None and d.throws(args)), None)

@@ -21,6 +21,11 @@ from adapters.transports import ProtocolAdapter
 from conformance.departures import Departure, known_departure, known_throw
 
 
+def render_call(operation: str, args: dict) -> str:
+    """A handler-level call as Python, e.g. ``truncation.append(epoch_file=EpochFile(...), ...)``."""
+    return f"{operation}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
+
+
 @attrs.frozen(slots=True)
 class Disagreement:
     operation: str
@@ -36,11 +41,10 @@ class Disagreement:
         return self.departure is not None
 
     def render(self) -> str:
-        shown = ", ".join(f"{k}={v!r}" for k, v in self.args.items())
         under = f" under {self.profile}" if self.profile else ""
         known = (f"\n  known departure: {self.departure.label()}: {self.departure.description}"
                  if self.departure else "")
-        return (f"{self.operation}({shown}):\n  implementation: {self.got!r}\n"
+        return (f"{render_call(self.operation, self.args)}:\n  implementation: {self.got!r}\n"
                 f"  spec{under}:    {self.expected!r}{known}")
 
 

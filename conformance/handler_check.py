@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from adapters.errors import AdapterError
 from adapters.protocol import Unsupported
-from conformance.differential import Disagreement, compare, judged_profile
+from conformance.differential import Disagreement, compare, judged_profile, render_call
 from conformance.strategies import ARGUMENTS, strata
 
 DEFAULT_SAMPLES = 200
@@ -95,7 +95,7 @@ def check_handlers(adapter, samples: int = DEFAULT_SAMPLES, progress: Callable[[
                 continue
             except AdapterError as exc:
                 error = str(exc)
-                failed_input = f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
+                failed_input = render_call(name, args)
                 break
             judged += 1
             if found is None:

@@ -114,6 +114,7 @@ def _check_handler_only(args) -> tuple[list[str], dict, int]:
 
     from adapters import resolve
     from conformance import handler_check
+    from conformance.departures import counted
     from reports.render import HANDLER_LEVEL_MD
 
     campaign, reports, status = [], {}, 0
@@ -132,7 +133,7 @@ def _check_handler_only(args) -> tuple[list[str], dict, int]:
         for family in sorted(adapter.info.profiles):
             print(f"  {adapter.info.judged_against(family)}")
         for v in verdicts:
-            known = "; ".join(f"{label} x{n}" for label, n in sorted(v.departures.items()))
+            known = counted(v.departures)
             print(f"  {v.operation}: {v.verdict} ({v.agreed} of {v.judged} agree{'; ' + known if known else ''})"
                   + (f": {v.error} (the call it failed on: {HANDLER_LEVEL_MD})" if v.error else ""))
         status = max(status, EXIT_STATUS[handler_check.verdict(verdicts)])

@@ -36,6 +36,7 @@ def run(args) -> int:
     from adapters import resolve
     from adapters.errors import NotApplicable
     from adapters.operations import OPERATIONS
+    from conformance.departures import counted
     from conformance.fingerprint import INPUTS, PROBE_OPERATION, SHORT, VARIATION_FREE, fingerprint, probes, \
         render, variation_free
 
@@ -62,12 +63,12 @@ def run(args) -> int:
     width = max([len(SHORT.get(op, op)) for op in shown] + [len(v.operation) for v in verdicts])
     for op, names in shown.items():
         text = "not applicable" if names is None else ("no profile" if not names else ", ".join(names))
-        known = "; ".join(f"{label} x{n}" for label, n in sorted(departures.get(op, {}).items()))
+        known = counted(departures.get(op, {}))
         print(f"  {SHORT.get(op, op):{width}s}  {text}" + (f" but for known departures ({known})" if known and names else ""))
     if verdicts:
         print("  no profile variation (judged against the spec):")
         for v in verdicts:
-            known = "; ".join(f"{label} x{n}" for label, n in sorted(v.departures.items()))
+            known = counted(v.departures)
             print(f"  {v.operation:{width}s}  {v.verdict}" + (f" ({known})" if known else ""))
     print(render(matches))
     if not any(names is not None for names in matches.values()) and not any(v.judged for v in verdicts):
