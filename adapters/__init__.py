@@ -25,7 +25,7 @@ from __future__ import annotations
 import atexit
 import importlib
 
-from adapters import jvm_targets
+from adapters import jvm_targets, placement
 from adapters.errors import UserError
 from adapters.reference_server import ReferenceServer
 from adapters.transports import InProcessAdapter, ProtocolAdapter, StdioAdapter
@@ -58,6 +58,12 @@ def resolve(spec: str, fresh: bool = False) -> ProtocolAdapter:
     if not fresh:
         _CACHE[spec] = adapter
     return adapter
+
+
+def colocated_with(adapter: ProtocolAdapter):
+    """``placement.colocated`` for calls to ``adapter``: the calling thread on this process's
+    home CPU, beside the implementation, unless ``adapter`` is one of rmqha's own."""
+    return placement.colocated(not runs_in_process(adapter.spec))
 
 
 @atexit.register

@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 import attrs
 
-from adapters import codec, jvm
+from adapters import codec, jvm, placement
 from adapters.errors import AdapterError, ImplementationFailed, UserError
 from adapters.operations import OPERATIONS
 from adapters.protocol import ERROR_CODES, INTERNAL, PROTOCOL, UNSUPPORTED, Unsupported, request, validate_hello
@@ -203,9 +203,11 @@ class _Watchdog:
         go.acquire()
         done.acquire()
         slot: list = [None, None]  # the call to run, then its outcome
-        self._go, self._done, self._slot = go, done, slot
+        worker: list = [None]  # its native thread id
+        self._go, self._done, self._slot, self._worker = go, done, slot, worker
 
         def loop() -> None:
+            worker[0] = placement.adopt_thread()  # beside the caller (adapters.placement)
             while True:
                 go.acquire()
                 try:
@@ -222,6 +224,8 @@ class _Watchdog:
         slot[0] = fn
         self._go.release()
         if not self._done.acquire(True, timeout_s):
+            if self._worker[0] is not None:
+                placement.disown_thread(self._worker[0])
             self._start()  # the old worker is still in the call: abandon it
             return False, None
         outcome, slot[0], slot[1] = slot[1], None, None
@@ -318,6 +322,7 @@ class StdioAdapter(ProtocolAdapter):
             )
         except OSError as exc:
             raise AdapterError(f"{spec}: cannot start {command!r}: {exc.strerror}") from None
+        placement.adopt_process(self.proc.pid)  # on rmqha's CPU (adapters.placement)
         self._poll = select.poll()
         self._poll.register(self.proc.stdout, select.POLLIN)
         self._buffer = b""
@@ -390,6 +395,7 @@ class StdioAdapter(ProtocolAdapter):
         return self.broken is None and self.proc.poll() is None
 
     def _kill(self) -> None:
+        placement.forget_process(self.proc.pid)
         if self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)

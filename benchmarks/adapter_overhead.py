@@ -16,10 +16,10 @@ the transport's and rmqha's overhead:
 Calls are timed after a warm-up of up to 1 s (steady state: the JVM's JIT has compiled
 the shim). Targets: stdio >= 20,000 calls/s, JPype >= 50,000 calls/s, judged per CPU-second of
 this process plus its children (the stdio server runs in a child; on a shared machine
-wall time mostly measures the neighbours). Over stdio the figure also depends on where
-the kernel runs the two processes: on one CPU a call costs about a third of what it
-costs when each request and answer wakes the other CPU (docs/performance.md, "where the
-Java child's time went"), so compare runs in pairs. Usage:
+wall time mostly measures the neighbours). Calls are made as ``rmqha check`` makes them:
+beside the implementation on one CPU (``adapters.placement``; on two CPUs a call costs
+two to three times as much, each request and answer waking the other CPU: docs/performance.md,
+"Co-location"); ``RMQHA_COLOCATE=0`` shows the kernel's own placement. Usage:
 
     python benchmarks/adapter_overhead.py [--seconds S]
 """
@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from adapters import resolve  # noqa: E402
+from adapters import colocated_with, placement, resolve  # noqa: E402
 from benchmarks.throughput import load, verdict  # noqa: E402
 from spec.dledger.member_state import MemberView  # noqa: E402
 from spec.dledger.records import Role, VoteRequest  # noqa: E402
@@ -70,6 +70,12 @@ def bench(spec: str, seconds: float) -> tuple[int, float, float]:
     adapter = resolve(spec, fresh=True)
     pid = getattr(getattr(adapter, "proc", None), "pid", None)
     args = {"member": MEMBER, "request": REQUEST, "self_vote": False}
+    # as rmqha check calls an implementation: beside it on one CPU (adapters.placement)
+    with colocated_with(adapter):
+        return _timed(adapter, pid, args, seconds)
+
+
+def _timed(adapter, pid, args, seconds: float) -> tuple[int, float, float]:
     try:
         # warm-up: the codec's compiled decoders and, above all, the JVM's JIT (after 200
         # calls the Java shim still runs interpreted: 2-3x its steady-state cost per call)
@@ -108,6 +114,9 @@ def main() -> int:
         (None, "reference in process", "reference"),
     ]
     print(f"dledger.handle_vote through each transport, {args.seconds:g} s each; {load()}")
+    home = placement.home_cpu()
+    print(f"co-location: {f'on CPU {home} with the implementation' if home is not None else 'off'} "
+          f"(adapters.placement; {placement.ENV}=0 turns it off)")
     print(f"{'transport':42s} {'calls':>8s} {'calls/wall s':>12s} {'calls/cpu s':>11s} {'target':>7s} {'x target':>10s}")
     missed = []
     for key, label, spec in rows:

@@ -1,7 +1,8 @@
 """Node kinds over stdio: the controller and truncation campaigns on rmqha's reference, in
 process and behind ``rmqha serve-stdio`` (the same seeds, so the same runs), timed per
 wall second and per CPU-second (this process and the server's; the server started
-beforehand, as a campaign keeps it), against the target:
+beforehand, as a campaign keeps it; the runs beside it on one CPU, as every run against an
+implementation in another process is: ``adapters.placement``), against the target:
 the stdio reference within 3x of the in-process campaign speed for the controller
 scenario (issue 12). The truncation row is printed for information.
 
@@ -18,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import adapters  # noqa: E402
+from adapters import placement  # noqa: E402
 from benchmarks.throughput import load, verdict  # noqa: E402
 from conformance.campaign import execute, plan_configs  # noqa: E402
 from conformance.scenarios.registry import get_scenario  # noqa: E402
@@ -57,6 +59,8 @@ def main() -> int:
     args = parser.parse_args()
     print(f"reference in process vs {STDIO!r}, {args.runs} runs per scenario, {args.duration} ms of faults; {load()}")
     print(f"target: the controller scenario over stdio within {TARGET_SLOWDOWN:g}x of in process (wall and CPU)")
+    print(f"co-location: {'off' if placement.home_cpu() is None else 'on'} (runs over stdio beside the server on "
+          f"one CPU, as rmqha runs them: adapters.placement; {placement.ENV}=0 turns it off)")
     print(f"{'scenario':10s} {'in-proc wall s':>14s} {'stdio wall s':>12s} {'x wall':>7s} {'in-proc cpu s':>13s} "
           f"{'stdio cpu s':>11s} {'x cpu':>6s} {'verdicts':>9s}")
     missed = []

@@ -19,11 +19,13 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 import attrs
 
+from adapters import placement
 from conformance.errors import AdapterError, UserError
 from conformance.faults import check_fault_mixes
 from conformance.scenarios.base import ExpectationFailed
 from conformance.scenarios.registry import Scenario, get_scenario
 from conformance.script import Script, Step
+from conformance.targets import drives_another_process
 from results.runresult import Counterexample, Coverage, PropertyVerdict, RunConfig, RunResult
 
 
@@ -64,6 +66,11 @@ def execute(script: Script, adapter: str | None = None, record_trace: bool = Tru
     scenario = get_scenario(script.scenario)
     check_expectations(script, scenario)
     adapter = adapter or script.adapter or "reference"
+    with placement.colocated(drives_another_process(adapter)):
+        return _execute(scenario, script, adapter, record_trace, until, step_sink, halt_after_violation_ms)
+
+
+def _execute(scenario, script, adapter, record_trace, until, step_sink, halt_after_violation_ms) -> Execution:
     cluster = scenario.build(script, adapter, record_trace)
     if step_sink is not None:
         if not hasattr(cluster, "step_sink"):

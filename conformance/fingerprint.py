@@ -20,7 +20,7 @@ from typing import Callable, Optional
 
 import attrs
 
-from adapters import codec, resolve
+from adapters import codec, colocated_with, resolve
 from adapters.errors import AdapterError, ImplementationFailed
 from adapters.operations import OPERATIONS
 from adapters.protocol import Unsupported
@@ -191,6 +191,11 @@ def fingerprint(adapter, samples: int = SAMPLES, progress=None,
     the profile it departs from, as ``rmqha check`` counts it; ``departures``, if given, gets
     probe -> how often each departure was seen.
     """
+    with colocated_with(adapter):
+        return _fingerprint(adapter, samples, progress, departures)
+
+
+def _fingerprint(adapter, samples, progress, departures) -> dict[str, list[str] | None]:
     matches: dict[str, list[str] | None] = {}
     for name in probes():
         operation = PROBE_OPERATION.get(name, name)

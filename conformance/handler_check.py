@@ -19,6 +19,7 @@ from typing import Callable, Optional
 import attrs
 from hypothesis import HealthCheck, Phase, given, settings
 
+from adapters import colocated_with
 from adapters.errors import AdapterError
 from adapters.protocol import Unsupported
 from conformance.differential import Disagreement, compare, judged_profile, render_call
@@ -79,6 +80,11 @@ class OperationVerdict:
 def check_handlers(adapter, samples: int = DEFAULT_SAMPLES, progress: Callable[[], None] | None = None,
                    operations=None) -> list[OperationVerdict]:
     """One verdict per operation the adapter declares (in name order; only ``operations`` if given)."""
+    with colocated_with(adapter):
+        return _check_handlers(adapter, samples, progress, operations)
+
+
+def _check_handlers(adapter, samples, progress, operations) -> list[OperationVerdict]:
     verdicts = []
     wanted = set(ARGUMENTS) if operations is None else set(operations)
     for name in sorted(adapter.info.operations & wanted):

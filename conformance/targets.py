@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import attrs
 
-from adapters import resolve
+from adapters import resolve, runs_in_process
 from adapters.errors import NotApplicable
 from adapters.remote_node import RemoteNode
 from conformance.errors import UserError
@@ -85,6 +85,12 @@ def split_roles(adapter: str) -> dict[str, str] | None:
             raise UserError(f"adapter {adapter!r}: role {role!r} has no adapter (use {role}=SPEC)")
         roles[role] = spec
     return roles
+
+
+def drives_another_process(adapter: str) -> bool:
+    """Whether running ``adapter`` (any role of it) talks to a process or thread of an
+    implementation's own, beside which rmqha runs on one CPU (``adapters.placement``)."""
+    return not all(runs_in_process(spec) for spec in (split_roles(adapter) or {"": adapter}).values())
 
 
 def join_roles(roles: Mapping[str, str]) -> str:
