@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 import attrs
 
-from adapters import codec, jvm, placement
+from adapters import codec, jvm, jvm_calls, placement
 from adapters.errors import AdapterError, ImplementationFailed, UserError
 from adapters.operations import OPERATIONS
 from adapters.protocol import ERROR_CODES, INTERNAL, PROTOCOL, UNSUPPORTED, Unsupported, request, validate_hello
@@ -422,20 +422,28 @@ class StdioAdapter(ProtocolAdapter):
 class JvmAdapter(ProtocolAdapter):
     """A Java object with ``String handle(String requestJson)``, loaded through JPype.
 
-    Calls run on a watchdog thread (JPype attaches it to the JVM) so that a Java method
-    that never returns becomes an error after the timeout.
+    Calls run on the calling thread; a Java method that never returns is stopped after
+    the timeout and becomes an error (``adapters/jvm_calls.py``). Where the JVM cannot
+    stop a thread, or with ``RMQHA_JVM_WATCHDOG=thread``, calls run on a watchdog thread
+    (JPype attaches it to the JVM) that is abandoned after the timeout instead.
     """
 
     def __init__(self, spec: str, classpath: list[str], class_name: str, timeout_s: float | None = None):
         super().__init__(spec, timeout_s)
 
         self.obj = jvm.instantiate(spec, classpath, class_name)
-        self._watchdog = _Watchdog(f"rmqha-jvm {spec}")
+        self._guard = jvm_calls.CallGuard(spec, self.timeout_s) if jvm_calls.direct_calls() else None
+        self._watchdog = None if self._guard is not None else _Watchdog(f"rmqha-jvm {spec}")
 
     def _exchange(self, req: dict) -> Any:
         text = _compact_json(req)
-        finished, outcome = self._watchdog.run(lambda: self.obj.handle(text), self.timeout_s)
-        if not finished:
+        if self._guard is not None:
+            outcome = self._guard.call(self.obj.handle, text)
+        else:
+            finished, outcome = self._watchdog.run(lambda: self.obj.handle(text), self.timeout_s)
+            if not finished:
+                outcome = None
+        if outcome is None:
             raise self._break(f"no answer within {self.timeout_s:g} s", f"sent {_short(text)}")
         ok, value = outcome
         if not ok:
