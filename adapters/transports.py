@@ -432,15 +432,19 @@ class JvmAdapter(ProtocolAdapter):
         super().__init__(spec, timeout_s)
 
         self.obj = jvm.instantiate(spec, classpath, class_name)
+        try:
+            self._handle = self.obj.handle  # once: JPype builds the bound method on every lookup
+        except AttributeError:
+            raise AdapterError(f"{spec}: class {class_name} has no method handle(String)") from None
         self._guard = jvm_calls.CallGuard(spec, self.timeout_s) if jvm_calls.direct_calls() else None
         self._watchdog = None if self._guard is not None else _Watchdog(f"rmqha-jvm {spec}")
 
     def _exchange(self, req: dict) -> Any:
         text = _compact_json(req)
         if self._guard is not None:
-            outcome = self._guard.call(self.obj.handle, text)
+            outcome = self._guard.call(self._handle, text)
         else:
-            finished, outcome = self._watchdog.run(lambda: self.obj.handle(text), self.timeout_s)
+            finished, outcome = self._watchdog.run(lambda: self._handle(text), self.timeout_s)
             if not finished:
                 outcome = None
         if outcome is None:

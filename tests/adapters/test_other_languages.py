@@ -119,6 +119,13 @@ def test_a_missing_java_class_is_an_adapter_error(java_classes):
         resolve(f"jvm:{java_classes}:NoSuchShim", fresh=True)
 
 
+@pytest.mark.jvm
+@needs_javac
+def test_a_java_class_without_handle_is_an_adapter_error(java_classes):
+    with pytest.raises(AdapterError, match=r"class MisbehavingShim has no method handle\(String\)$"):
+        resolve(f"jvm:{java_classes}:MisbehavingShim", fresh=True)
+
+
 def _compile_renamed(tmp_path, base, extra=""):
     """RmqhaShim renamed ``base`` (a class no other test loads), compiled into two
     directories ``a`` and ``b``; ``extra`` (Java source of more classes) joins ``b``."""
