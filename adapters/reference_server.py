@@ -65,6 +65,7 @@ class ReferenceServer:
         self.nodes: dict[str, Any] = {}
         self.kinds: dict[str, str] = {}  # handle -> node kind it was created as
         self.seen: dict[str, object] = {}  # handle -> what an unversioned node's last activation left observable
+        self.offering: set[str] = set()  # handles created with observe_in_ready: changed answers carry the view
 
     # ------------------------------------------------------------------ protocol
 
@@ -125,6 +126,10 @@ class ReferenceServer:
         if kind not in self.kinds_offered:
             raise _Unsupported(f"node kind {kind!r} is not supported")
         self.kinds[args["handle"]] = kind
+        if args.get("observe_in_ready") is True:
+            self.offering.add(args["handle"])
+        else:
+            self.offering.discard(args["handle"])
         rng = random.Random(args["seed"])
         draw = lambda bound: rng.randrange(bound) if bound > 0 else 0  # noqa: E731
         if kind in DLEDGER_KINDS:
@@ -156,12 +161,15 @@ class ReferenceServer:
         else:  # (a classic broker keeps no version: compare what observe would answer)
             self.seen[handle] = (node.observe(), node.summary())
             changed = self.seen[handle] != before
-        return {
+        answer = {
             "messages": [{"src": m.src, "dst": m.dst, "payload": codec.encode(m.payload)} for m in ready.messages],
             "persist": codec.encode(ready.persist) if ready.persist is not None else None,
             "changed": changed,
             "next_deadline": node.next_deadline(),
         }
+        if changed and handle in self.offering:  # what node.observe would answer now
+            answer.update(self._observation(handle, node))
+        return answer
 
     def _op_node_tick(self, args: dict) -> dict:
         return self._activate(args["handle"], lambda node: node.tick(args["now"]))
@@ -182,13 +190,16 @@ class ReferenceServer:
         node = self.nodes.pop(args["handle"])
         self.kinds.pop(args["handle"], None)
         self.seen.pop(args["handle"], None)
+        self.offering.discard(args["handle"])
         crash = getattr(node, "crash", None)  # (a node that says what survives; else its durable state)
         return {"durable": codec.encode(crash() if callable(crash) else node.durable())}
 
     def _op_node_observe(self, args: dict) -> dict:
-        node = self.nodes[args["handle"]]
+        return self._observation(args["handle"], self.nodes[args["handle"]])
+
+    def _observation(self, handle: str, node: Any) -> dict:
         view = node.observe()
-        if self.kinds.get(args["handle"]) == "raft":
+        if self.kinds.get(handle) == "raft":
             view = _raft_wire_view(view)
         return {"view": codec.encode(view), "summary": node.summary()}
 

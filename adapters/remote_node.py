@@ -16,7 +16,11 @@ its own protocol to the other controllers (read when they are rmqha records, els
 carried in an ``Envelope``).
 
 Observations are cached: a tick or step whose answer says ``"changed": false`` leaves
-the last view valid, which halves the round trips of a quiet cluster.
+the last view valid, which halves the round trips of a quiet cluster. A node is created
+with ``"observe_in_ready": true``: an answer that changed the node may then carry the
+observation itself (``"view"`` and ``"summary"``, what ``node.observe`` would answer
+right after it), which saves the ``node.observe`` round trip; an implementation that
+leaves it out is asked with ``node.observe`` as before.
 """
 from __future__ import annotations
 
@@ -82,10 +86,11 @@ class RemoteNode:
         self._typed = kind in TYPED_MESSAGES
         self._own_peers = frozenset(peers) if kind in OWN_PEER_PROTOCOL else frozenset()
         self._once = ONCE_FIELDS.get(kind)
-        self._observed: tuple[int, dict, Any] | None = None  # (version, raw observation, decoded view)
+        # (version, summary, decoded view, whether observe() or summary() read it yet)
+        self._observed: tuple[int, Any, Any, bool] | None = None
         self._deadline: int | None = now  # the node's next_deadline; until it says one: its next tick
         create = {"kind": kind, "handle": handle, "node_id": node_id, "peers": list(peers), "seed": seed,
-                  "durable": durable, "now": now}
+                  "durable": durable, "now": now, "observe_in_ready": True}
         if config is not None:
             create["config"] = codec.encode(config)
         adapter.request("node.create", create)
@@ -111,6 +116,9 @@ class RemoteNode:
             raise self._malformed("answer", exc) from None
         if changed:
             self.version += 1
+            if "view" in raw:  # the observation of the new state, offered with the answer
+                self._observed = (self.version, raw.get("summary"), self._view(raw["view"], "view in its answer"),
+                                  False)
         self._deadline = deadline
         persist = raw.get("persist")
         return Ready(messages, persist) if (messages or persist is not None) else _EMPTY
@@ -148,28 +156,40 @@ class RemoteNode:
             raise self._malformed("crash answer", TypeError("expected an object with \"durable\""))
         return answer["durable"]
 
-    def _observe(self) -> tuple[int, dict, Any]:
-        if self._observed is None or self._observed[0] != self.version:
+    def _view(self, raw: Any, what: str) -> Any:
+        """The view record ``raw`` decodes to; once-reported entries of an observation the
+        driver never read are reported with this one (the implementation reported them to
+        no one, as it would have with the next ``node.observe``)."""
+        try:
+            view = codec.decode(raw, VIEWS[self.kind], self._reg, "view")
+        except (TypeError, codec.CodecError) as exc:
+            raise self._malformed(what, exc) from None
+        unread = self._observed
+        if self._once is not None and unread is not None and not unread[3] and getattr(unread[2], self._once):
+            view = attrs.evolve(view, **{self._once: getattr(unread[2], self._once) + getattr(view, self._once)})
+        return view
+
+    def _observe(self) -> tuple[int, Any, Any, bool]:
+        observed = self._observed
+        if observed is None or observed[0] != self.version:
             raw = self.adapter.request("node.observe", {"handle": self.handle})
-            try:
-                if not isinstance(raw, dict) or "view" not in raw:
-                    raise TypeError("expected an object with \"view\"")
-                view = codec.decode(raw["view"], VIEWS[self.kind], self._reg, "view")
-            except (TypeError, codec.CodecError) as exc:
-                raise self._malformed("observation", exc) from None
-            self._observed = (self.version, raw, view)
-        return self._observed
+            if not isinstance(raw, dict) or "view" not in raw:
+                raise self._malformed("observation", TypeError("expected an object with \"view\""))
+            observed = (self.version, raw.get("summary"), self._view(raw["view"], "observation"), True)
+            self._observed = observed
+        elif not observed[3]:
+            observed = self._observed = observed[:3] + (True,)
+        return observed
 
     def observe(self):
-        version, raw, view = self._observe()
+        version, summary, view, _ = self._observe()
         if self._once is not None and getattr(view, self._once):
             # reported with the observation it came in; later reads of the same state carry none
-            self._observed = (version, raw, attrs.evolve(view, **{self._once: ()}))
+            self._observed = (version, summary, attrs.evolve(view, **{self._once: ()}), True)
         return view
 
     def summary(self) -> Any:
-        return self._observe()[1].get("summary")
-
+        return self._observe()[1]
 
 def _text(x: Any) -> str:
     if not isinstance(x, str):

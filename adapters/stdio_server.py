@@ -11,33 +11,62 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, TextIO
 
-from adapters.protocol import BAD_REQUEST, error
+from adapters.protocol import BAD_REQUEST, compact_json, error
 from adapters.reference_server import ReferenceServer
 
 
 def serve(server: Any, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    """Answer JSON-line requests with ``server.handle`` until ``bye`` or end of input."""
+    """Answer JSON-line requests with ``server.handle`` until ``bye`` or end of input: on
+    the process's own stdin and stdout (raw file descriptors: one read per batch of
+    lines, one write per answer), or on the text streams given."""
+    if stdin is None and stdout is None:
+        return _serve_fds(server, sys.stdin.fileno(), sys.stdout.fileno())
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     for line in stdin:
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            req = json.loads(line)
-        except json.JSONDecodeError as exc:
-            response = error(None, BAD_REQUEST, f"not JSON: {exc.msg}")
-            req = None
-        else:
-            response = server.handle(req)
-        stdout.write(json.dumps(response, separators=(",", ":")) + "\n")
-        stdout.flush()
-        if isinstance(req, dict) and req.get("op") == "bye":
+        answer, bye = _answer(server, line)
+        if answer is not None:
+            stdout.write(answer + "\n")
+            stdout.flush()
+        if bye:
             break
     return 0
+
+
+def _serve_fds(server: Any, fd_in: int, fd_out: int) -> int:
+    pending = b""
+    while True:
+        chunk = os.read(fd_in, 1 << 16)
+        lines = (pending + chunk).split(b"\n")
+        pending = lines.pop() if chunk else b""  # (at the end of input: a last line without its newline)
+        for line in lines:
+            answer, bye = _answer(server, line)
+            if answer is not None:
+                data = answer.encode() + b"\n"
+                while data:
+                    data = data[os.write(fd_out, data):]
+            if bye:
+                return 0
+        if not chunk:
+            return 0
+
+
+def _answer(server: Any, line: str | bytes) -> tuple[str | None, bool]:
+    """The answer line to one request line (None for a blank line), and whether it said ``bye``."""
+    line = line.strip()
+    if not line:
+        return None, False
+    try:
+        req = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return compact_json(error(None, BAD_REQUEST, f"not JSON: {exc.msg}")), False
+    except UnicodeDecodeError:
+        return compact_json(error(None, BAD_REQUEST, "not JSON: not UTF-8 text")), False
+    return compact_json(server.handle(req)), isinstance(req, dict) and req.get("op") == "bye"
 
 
 def make_server(implementation: str = "reference", mutant: str | None = None, profile: str = "dledger-0.4",

@@ -32,7 +32,8 @@ import attrs
 from adapters import codec, jvm, jvm_calls, placement
 from adapters.errors import AdapterError, ImplementationFailed, UserError
 from adapters.operations import OPERATIONS
-from adapters.protocol import ERROR_CODES, INTERNAL, PROTOCOL, UNSUPPORTED, Unsupported, request, validate_hello
+from adapters.protocol import (ERROR_CODES, INTERNAL, PROTOCOL, UNSUPPORTED, Unsupported, compact_json, request,
+                               validate_hello)
 
 DEFAULT_TIMEOUT_S = 10.0
 TIMEOUT_ENV = "RMQHA_ADAPTER_TIMEOUT"  # seconds, overrides the default for every transport
@@ -79,13 +80,6 @@ class AdapterInfo:
 
     def supports(self, operation: str) -> bool:
         return operation in self.operations
-
-
-# json.dumps(req, separators=(",", ":")) without building an encoder per request, and
-# without the check for circular references (12% of the encoding): a request is built
-# fresh from the codec's output or from JSON arguments, a tree (a cycle would be a bug
-# in the caller, and still ends in an exception: RecursionError instead of ValueError)
-_compact_json = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 def _short(x: Any, limit: int = 600) -> str:
@@ -367,7 +361,7 @@ class StdioAdapter(ProtocolAdapter):
         return self._break(f"the process exited (status {status})" + (f" {tail}" if tail else ""), sent)
 
     def _exchange(self, req: dict) -> Any:
-        line = _compact_json(req)
+        line = compact_json(req)
         try:
             self._write(line.encode() + b"\n")
         except (BrokenPipeError, OSError, ValueError):
@@ -440,7 +434,7 @@ class JvmAdapter(ProtocolAdapter):
         self._watchdog = None if self._guard is not None else _Watchdog(f"rmqha-jvm {spec}")
 
     def _exchange(self, req: dict) -> Any:
-        text = _compact_json(req)
+        text = compact_json(req)
         if self._guard is not None:
             outcome = self._guard.call(self._handle, text)
         else:
