@@ -16,6 +16,10 @@ PROTOCOL = "rmqha-adapter/1"
 # Operations of the protocol itself (handler-level operations go through "call").
 OPS = ("hello", "call", "node.create", "node.tick", "node.step", "node.crash", "node.observe", "bye")
 
+# Fields of a node kind's view that report what happened since the previous observation,
+# each thing once (docs/adapter-protocol.md).
+ONCE_FIELDS: dict[str, str] = {"controller": "decisions"}
+
 # Error codes an implementation may answer with.
 UNSUPPORTED = "unsupported"  # the operation (or node kind) is not implemented: reported as not applicable
 BAD_REQUEST = "bad-request"  # the request could not be understood

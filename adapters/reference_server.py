@@ -19,7 +19,7 @@ import attrs
 
 from adapters import codec
 from adapters.operations import OPERATIONS, PROCEDURE_CALLS
-from adapters.protocol import BAD_REQUEST, INTERNAL, PROTOCOL, UNSUPPORTED, error, ok
+from adapters.protocol import BAD_REQUEST, INTERNAL, ONCE_FIELDS, PROTOCOL, UNSUPPORTED, error, ok
 from reference import node_kinds
 from reference.broker_replica import ReplicaDurable
 from reference.classic_broker import ClassicDurable
@@ -65,7 +65,9 @@ class ReferenceServer:
         self.nodes: dict[str, Any] = {}
         self.kinds: dict[str, str] = {}  # handle -> node kind it was created as
         self.seen: dict[str, object] = {}  # handle -> what an unversioned node's last activation left observable
-        self.offering: set[str] = set()  # handles created with observe_in_ready: changed answers carry the view
+        # handles created with observe_in_ready (changed answers carry the observation) -> the
+        # view they last sent (by an answer or node.observe), which an answer then need not repeat
+        self.offering: dict[str, object] = {}
 
     # ------------------------------------------------------------------ protocol
 
@@ -127,9 +129,9 @@ class ReferenceServer:
             raise _Unsupported(f"node kind {kind!r} is not supported")
         self.kinds[args["handle"]] = kind
         if args.get("observe_in_ready") is True:
-            self.offering.add(args["handle"])
+            self.offering[args["handle"]] = _NEVER
         else:
-            self.offering.discard(args["handle"])
+            self.offering.pop(args["handle"], None)
         rng = random.Random(args["seed"])
         draw = lambda bound: rng.randrange(bound) if bound > 0 else 0  # noqa: E731
         if kind in DLEDGER_KINDS:
@@ -168,7 +170,7 @@ class ReferenceServer:
             "next_deadline": node.next_deadline(),
         }
         if changed and handle in self.offering:  # what node.observe would answer now
-            answer.update(self._observation(handle, node))
+            answer.update(self._observation(handle, node, in_answer=True))
         return answer
 
     def _op_node_tick(self, args: dict) -> dict:
@@ -190,15 +192,20 @@ class ReferenceServer:
         node = self.nodes.pop(args["handle"])
         self.kinds.pop(args["handle"], None)
         self.seen.pop(args["handle"], None)
-        self.offering.discard(args["handle"])
+        self.offering.pop(args["handle"], None)
         crash = getattr(node, "crash", None)  # (a node that says what survives; else its durable state)
         return {"durable": codec.encode(crash() if callable(crash) else node.durable())}
 
     def _op_node_observe(self, args: dict) -> dict:
         return self._observation(args["handle"], self.nodes[args["handle"]])
 
-    def _observation(self, handle: str, node: Any) -> dict:
+    def _observation(self, handle: str, node: Any, in_answer: bool = False) -> dict:
         view = node.observe()
+        if handle in self.offering:
+            last, once = self.offering[handle], ONCE_FIELDS.get(self.kinds[handle])
+            if in_answer and (last is view or last == view) and not (once and getattr(view, once)):
+                return {"summary": node.summary()}  # the view it sent last, unchanged
+            self.offering[handle] = view
         if self.kinds.get(handle) == "raft":
             view = _raft_wire_view(view)
         return {"view": codec.encode(view), "summary": node.summary()}

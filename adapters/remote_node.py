@@ -19,8 +19,9 @@ Observations are cached: a tick or step whose answer says ``"changed": false`` l
 the last view valid, which halves the round trips of a quiet cluster. A node is created
 with ``"observe_in_ready": true``: an answer that changed the node may then carry the
 observation itself (``"view"`` and ``"summary"``, what ``node.observe`` would answer
-right after it), which saves the ``node.observe`` round trip; an implementation that
-leaves it out is asked with ``node.observe`` as before.
+right after it; ``"summary"`` alone when the view is the one it sent last), which saves
+the ``node.observe`` round trip; an implementation that leaves it out is asked with
+``node.observe`` as before.
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ import attrs
 
 from adapters import codec
 from adapters.errors import AdapterError
+from adapters.protocol import ONCE_FIELDS
 from adapters.transports import ProtocolAdapter
 from reference.node_api import Message, Ready
 from spec.broker.messages import BrokerNodeView
@@ -50,8 +52,6 @@ TYPED_MESSAGES = frozenset({"dledger", "replica", "broker", "controller", "class
 # node kinds that talk a protocol of their own to their peers: rmqha reads those messages
 # when they are its records and carries the rest unread (to anyone else: records only)
 OWN_PEER_PROTOCOL = frozenset({"controller"})
-# fields of a view that report what happened since the previous observation (each once)
-ONCE_FIELDS: dict[str, str] = {"controller": "decisions"}
 
 
 @attrs.frozen(slots=True)
@@ -119,6 +119,8 @@ class RemoteNode:
             if "view" in raw:  # the observation of the new state, offered with the answer
                 self._observed = (self.version, raw.get("summary"), self._view(raw["view"], "view in its answer"),
                                   False)
+            elif "summary" in raw and self._observed is not None:  # its summary alone: the same view
+                self._observed = (self.version, raw["summary"], self._same_view(), False)
         self._deadline = deadline
         persist = raw.get("persist")
         return Ready(messages, persist) if (messages or persist is not None) else _EMPTY
@@ -167,6 +169,14 @@ class RemoteNode:
         unread = self._observed
         if self._once is not None and unread is not None and not unread[3] and getattr(unread[2], self._once):
             view = attrs.evolve(view, **{self._once: getattr(unread[2], self._once) + getattr(view, self._once)})
+        return view
+
+    def _same_view(self) -> Any:
+        """The last view again, as an answer with a summary and no view says: what it reported
+        once is not reported again (unless nobody read it yet)."""
+        _, _, view, read = self._observed
+        if read and self._once is not None and getattr(view, self._once):
+            return attrs.evolve(view, **{self._once: ()})
         return view
 
     def _observe(self) -> tuple[int, Any, Any, bool]:

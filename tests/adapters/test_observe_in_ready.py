@@ -28,7 +28,10 @@ def run(adapter: str, monkeypatch) -> tuple[str, Counter, list]:
 
     def counted(self, op, args):
         ops[op] += 1
-        return request(self, op, args)
+        answer = request(self, op, args)
+        if op in ("node.tick", "node.step") and "summary" in answer:
+            ops["with a view" if "view" in answer else "with a summary alone"] += 1
+        return answer
 
     def recorded(self):
         view = observe(self)
@@ -55,8 +58,9 @@ def test_answers_carrying_the_view_save_the_observe_round_trips_and_show_the_sam
     # without: one node.observe per change; with: only before a node's first change
     assert without[1]["node.observe"] > 300, without[1]
     assert with_views[1]["node.observe"] <= with_views[1]["node.create"], with_views[1]
-    assert sum(with_views[1].values()) == sum(without[1].values()) - without[1]["node.observe"] + \
-        with_views[1]["node.observe"]
+    assert with_views[1]["with a view"] > 100 and with_views[1]["with a summary alone"] > 100, with_views[1]
+    assert without[1]["with a view"] == without[1]["with a summary alone"] == 0
+    assert all(with_views[1][op] == without[1][op] for op in ("node.create", "node.tick", "node.step", "node.crash"))
 
 
 DECISION = {"@type": "ControllerDecision", "api": "get_next_broker_id", "trigger": "call",
@@ -160,6 +164,29 @@ def test_an_answer_that_did_not_change_the_node_carries_no_view_rmqha_reads():
     node.tick(10)
     node.tick(20)
     assert node.observe().applied == 1 and node.observe().decisions == ()
+
+
+def test_an_answer_with_a_summary_alone_keeps_the_last_view():
+    adapter = Scripted()
+    node = controller(adapter)
+    adapter.answers = [answer(view(1, "a"), summary={"s": 1}), {"messages": [], "summary": {"s": 2}},
+                       {"messages": [], "summary": {"s": 3}}]
+    node.tick(10)
+    node.tick(20)  # nobody read the view: its decisions are still to be reported
+    assert node.summary() == {"s": 2} and [d.request.broker_name for d in node.observe().decisions] == ["a"]
+    node.tick(30)  # read: not again
+    assert node.summary() == {"s": 3} and node.observe() == node.observe()
+    assert node.observe().decisions == () and node.observe().applied == 1
+    assert asked(adapter) == ["node.create", "node.tick", "node.tick", "node.tick"]
+
+
+def test_a_summary_alone_before_any_view_is_observed_as_before():
+    adapter = Scripted()
+    node = controller(adapter)
+    adapter.answers = [{"messages": [], "summary": {"s": 1}}, {"view": view(5), "summary": {"s": 1}}]
+    node.tick(10)
+    assert node.observe().applied == 5
+    assert asked(adapter) == ["node.create", "node.tick", "node.observe"]
 
 
 @pytest.mark.parametrize("bad,why", [
