@@ -15,7 +15,7 @@ import os
 import sys
 from typing import Any, TextIO
 
-from adapters.protocol import BAD_REQUEST, compact_json, error
+from adapters.protocol import BAD_REQUEST, compact_json, error, parse_json
 from adapters.reference_server import ReferenceServer
 
 
@@ -61,7 +61,7 @@ def _answer(server: Any, line: str | bytes) -> tuple[str | None, bool]:
     if not line:
         return None, False
     try:
-        req = json.loads(line)
+        req = parse_json(line if isinstance(line, str) else line.decode())
     except json.JSONDecodeError as exc:
         return compact_json(error(None, BAD_REQUEST, f"not JSON: {exc.msg}")), False
     except UnicodeDecodeError:

@@ -32,8 +32,8 @@ import attrs
 from adapters import codec, jvm, jvm_calls, placement
 from adapters.errors import AdapterError, ImplementationFailed, UserError
 from adapters.operations import OPERATIONS
-from adapters.protocol import (ERROR_CODES, INTERNAL, PROTOCOL, UNSUPPORTED, Unsupported, compact_json, request,
-                               validate_hello)
+from adapters.protocol import (ERROR_CODES, INTERNAL, PROTOCOL, UNSUPPORTED, Unsupported, compact_json, parse_json,
+                               request, validate_hello)
 
 DEFAULT_TIMEOUT_S = 10.0
 TIMEOUT_ENV = "RMQHA_ADAPTER_TIMEOUT"  # seconds, overrides the default for every transport
@@ -376,7 +376,7 @@ class StdioAdapter(ProtocolAdapter):
             raise self._break(f"no answer within {limit:g} s (killed)", f"sent {_short(line)}")
         text = answer.decode("utf-8", errors="replace")
         try:
-            return json.loads(text)
+            return parse_json(text)
         except (json.JSONDecodeError, RecursionError):
             # a stray line (a log message on stdout, a half-written answer): the real
             # answer may still follow it, so the stream is out of step; the process is

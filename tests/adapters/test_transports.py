@@ -166,3 +166,27 @@ def test_the_watchdog_abandons_a_late_call_and_never_hands_its_answer_to_the_nex
     finished, (ok, exc) = watchdog.run(lambda: 1 // 0, 5)
     assert finished and not ok and isinstance(exc, ZeroDivisionError)
     assert watchdog.run(lambda: "again", 5) == (True, (True, "again"))
+
+
+def test_a_protocol_line_is_written_and_read_as_json_dumps_and_json_loads_do():
+    """adapters.protocol.compact_json and parse_json are json.dumps(separators=(",", ":"))
+    and json.loads, made faster: the same text, the same values, the same errors."""
+    from adapters.protocol import compact_json, parse_json
+
+    values = [{"rmqha": 1, "id": 7, "op": "node.tick", "args": {"handle": "c1#1", "now": 10}}, [], {}, "é\n\"",
+              [1.5, -0.0, 2**70, None, True, False, "\u2028"], {"a": [{"b": {"c": [1, 2, {"d": "x" * 300}]}}]},
+              float("inf")]
+    for value in values:
+        assert compact_json(value) == json.dumps(value, separators=(",", ":"))
+        text = compact_json(value)
+        assert parse_json(text) == json.loads(text)
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        compact_json({"x": object()})
+    for text in (' {"a": 1} ', '{"a":1}\r', "1"):
+        assert parse_json(text) == json.loads(text)
+    for bad in ('{"a":1} {"b":2}', '{"a":', "", "nope", '{"a":1}x'):
+        with pytest.raises(json.JSONDecodeError) as ours:
+            parse_json(bad)
+        with pytest.raises(json.JSONDecodeError) as theirs:
+            json.loads(bad)
+        assert str(ours.value) == str(theirs.value)
