@@ -164,7 +164,7 @@ class ReferenceServer:
             self.seen[handle] = (node.observe(), node.summary())
             changed = self.seen[handle] != before
         answer = {
-            "messages": [{"src": m.src, "dst": m.dst, "payload": codec.encode(m.payload)} for m in ready.messages],
+            "messages": _wire_messages(ready.messages) if ready.messages else [],
             "persist": codec.encode(ready.persist) if ready.persist is not None else None,
             "changed": changed,
             "next_deadline": node.next_deadline(),
@@ -213,6 +213,18 @@ class ReferenceServer:
 
 class _Unsupported(Exception):
     pass
+
+
+def _wire_messages(messages) -> list:
+    """Messages as the protocol's ``{"src", "dst", "payload"}``; a payload sent to several
+    nodes (a heartbeat, a vote request) is encoded once."""
+    out, encoded = [], {}
+    for m in messages:
+        payload = encoded.get(id(m.payload))
+        if payload is None:
+            payload = encoded[id(m.payload)] = codec.encode(m.payload)
+        out.append({"src": m.src, "dst": m.dst, "payload": payload})
+    return out
 
 
 # A reference DLedger node can also be run as a generic Raft node: its messages are
