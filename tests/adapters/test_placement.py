@@ -139,3 +139,13 @@ def test_a_watchdog_thread_runs_beside_the_caller(tmp_path):
     """, tmp_path)
     assert out["before"] == out["all"]
     assert out["during"] == [out["cpu"]]
+
+
+
+def test_pytest_with_an_adapter_runs_the_session_beside_it(tmp_path):
+    probe = "tests/adapters/test_session_placement.py"
+    for env in ({}, {"RMQHA_COLOCATE": "0"}):
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", probe, "--adapter", STDIO],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "TMPDIR": str(tmp_path), **env})
+        assert "1 passed" in proc.stdout, (env, proc.stdout[-2000:])
