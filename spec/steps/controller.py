@@ -183,7 +183,10 @@ class ControllerSteps(NodeSteps):
                         beat = BrokerHeartbeat(r.cluster_name, r.broker_name, r.broker_address, r.broker_id)
                         table = self.rules.on_broker_heartbeat(table, beat, at)
                 more.append(table)
-            tables = _dedupe(tables + tuple(more))
+            # not capped: the tables with the registrations are the likelier ones (rmqha's
+            # reference records them), and cutting the list at MAX_TABLES dropped them all
+            # once a partition had left 2^3 tables (a false step-conformance:elect_master)
+            tables = tuple(dict.fromkeys(tables + tuple(more)))
         return tuple(HeartbeatLiveness(t, instant) for t in tables)
 
     # ------------------------------------------------------------------ decisions
