@@ -137,17 +137,18 @@ class CallGuard:
         if threading.get_ident() != self.ident:
             self.ident, self.jthread = threading.get_ident(), self._thread.currentThread()
         self.seq = seq = self.seq + 1
+        stopped = False
         try:
             outcome = True, fn(arg)
         except Exception as exc:  # noqa: BLE001 - classified by the caller (ThreadDeath below)
             outcome = False, exc
-        with self.lock:
-            self.done = seq
-            stopped = self.stopped == seq
-        if stopped:
-            _settle(self._thread, self._death)
-            return None
-        return outcome
+        finally:  # (a KeyboardInterrupt too: a call that ended is never stopped later)
+            with self.lock:
+                self.done = seq
+                stopped = self.stopped == seq
+            if stopped:
+                _settle(self._thread, self._death)
+        return None if stopped else outcome
 
     def check(self, now: float) -> None:
         """The monitor's look at this guard: stop a call in progress for longer than the timeout."""

@@ -19,7 +19,9 @@ this process plus its children (the stdio server runs in a child; on a shared ma
 wall time mostly measures the neighbours). Calls are made as ``rmqha check`` makes them:
 beside the implementation on one CPU (``adapters.placement``; on two CPUs a call costs
 two to three times as much, each request and answer waking the other CPU: docs/performance.md,
-"Co-location"); ``RMQHA_COLOCATE=0`` shows the kernel's own placement. Usage:
+"Co-location"); ``RMQHA_COLOCATE=0`` shows the kernel's own placement. JPype calls run
+on the calling thread (adapters/jvm_calls.py); ``RMQHA_JVM_WATCHDOG=thread`` shows them
+handed to a watchdog thread, as before session 7. Usage:
 
     python benchmarks/adapter_overhead.py [--seconds S]
 """

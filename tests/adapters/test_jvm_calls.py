@@ -81,6 +81,20 @@ def test_a_stop_that_lands_after_its_call_returned_is_taken_before_the_next_call
     assert guard.call(lambda _: java_thread.interrupted(), None) == (True, False)  # no ThreadDeath left, no interrupt
 
 
+def test_a_call_interrupted_in_python_is_over_for_the_monitor(java_classes):
+    """Ctrl-C raised as a call returns: the call is over, never stopped later (the monitor
+    would otherwise throw ThreadDeath into rmqha's next Java call, then exit)."""
+    _stops(java_classes)
+    guard = jvm_calls.CallGuard("jvm:interrupted", 10.0)
+
+    def interrupted(_):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        guard.call(interrupted, None)
+    assert guard.done == guard.seq == 1
+
+
 def test_the_watchdog_thread_abandons_a_hang_when_asked(java_classes, monkeypatch):
     monkeypatch.setenv("RMQHA_ADAPTER_TIMEOUT", "1")
     monkeypatch.setenv("RMQHA_JVM_WATCHDOG", "thread")
