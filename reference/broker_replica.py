@@ -280,7 +280,10 @@ class BrokerReplica(Outbox):
     # ------------------------------------------------------------------ slave side
 
     def _on_handshake_response(self, src: str, r: HandshakeResponse, now: int) -> None:
-        if self.role is not Role.SLAVE or src != self.master or self.slave_state is not SlaveState.HANDSHAKE:
+        # an answer of an earlier epoch belongs to a connection the failover closed (a late
+        # copy on the network), as every other message of the HA connection does
+        if self.role is not Role.SLAVE or src != self.master or self.slave_state is not SlaveState.HANDSHAKE \
+                or r.epoch != self.epoch:
             return
         decision = slave_handshake(self.epoch_file, self.max_offset, EpochFile(r.entries), r.max_offset,
                                    variant=self.variant)
