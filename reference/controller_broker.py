@@ -103,7 +103,6 @@ class ControllerModeBroker(BrokerReplica):
         self.sync_state: Optional[MasterSyncStateSet] = None
         self.caught_up: dict[int, int] = {}
         self.connections: dict[str, SlaveConnection] = {}
-        self.peer_ids: dict[str, int] = {}
         # (tag, end, need, deadline, producer): writes waiting for their acks
         self.pending_writes: list[tuple[MessageTag, int, int, int, str]] = []
         self.calls: dict[int, tuple[Any, int]] = {}  # call_id -> (request, sent at)
@@ -382,9 +381,10 @@ class ControllerModeBroker(BrokerReplica):
     def _on_handshake_request(self, src: str, r: HandshakeRequest, now: int) -> None:
         super()._on_handshake_request(src, r, now)
         if self._is_master() and r.epoch == self.epoch:
-            if r.broker_id is not None:
-                self.peer_ids[src] = r.broker_id
-            self.connections[src] = SlaveConnection(self.peer_ids.get(src, -1), is_async_learner=r.async_learner)
+            # the connection is the slave its handshake names (AutoSwitchHAConnection.slaveId): never an id
+            # an earlier connection from the same address gave (a replaced broker comes back with a new id)
+            slave_id = r.broker_id if r.broker_id is not None else -1
+            self.connections[src] = SlaveConnection(slave_id, is_async_learner=r.async_learner)
 
     def _on_slave_report(self, src: str, r: SlaveReport, now: int) -> None:
         if self._is_master() and r.epoch == self.epoch and src in self.connections:

@@ -136,8 +136,12 @@ class BrokerSteps(NodeSteps):
         payload = event.payload
         if epoch < 0 or event.src is None:
             return
-        if isinstance(payload, HandshakeRequest) and payload.epoch == epoch and payload.broker_id is not None:
-            node.slaves[event.src] = (payload.broker_id, payload.async_learner)
+        if isinstance(payload, HandshakeRequest) and payload.epoch == epoch:
+            # the connection is the slave this handshake names; one naming no id (not registered yet) is no member
+            if payload.broker_id is None:
+                node.slaves.pop(event.src, None)
+            else:
+                node.slaves[event.src] = (payload.broker_id, payload.async_learner)
         elif isinstance(payload, SlaveReport) and payload.epoch == epoch:
             node.acks[event.src] = max(node.acks.get(event.src, -1), payload.max_offset)
 

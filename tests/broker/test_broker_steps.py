@@ -148,6 +148,18 @@ def test_an_alter_carries_the_masters_epochs():
         == sp("maybe_expand")
 
 
+def test_a_handshake_naming_no_broker_id_connects_no_member():
+    """A replaced machine at b3's address connects before it has an id: the id b3's earlier
+    connection named (3) is not it (replaced-slave-is-not-its-old-broker-id.rmqha)."""
+    broker = Broker(view())
+    broker.slave("b3", 3, 60)
+    epoch = broker.before.role_state.master_epoch
+    broker.found += broker.steps.check(StepEvent("b1", 4, MESSAGE, "b3", HandshakeRequest(epoch, None), broker.before))
+    broker.found += broker.steps.check(StepEvent("b1", 5, MESSAGE, "b3", SlaveReport(epoch, 60), broker.before))
+    assert broker.step(view(sss=MasterSyncStateSet({1, 2}, 5, {1, 2, 3})), None, [_alter({1, 2, 3})]) \
+        == sp("maybe_expand")
+
+
 # ------------------------------------------------------------------ compute_master_confirm_offset
 
 
