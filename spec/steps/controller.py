@@ -80,7 +80,10 @@ class _Controller:
     times: list = attrs.field(factory=list)
     tables: list = attrs.field(factory=list)
     known: list = attrs.field(factory=lambda: [EMPTY_METADATA])  # metadata it applied, newest last
-    calls: dict = attrs.field(factory=dict)  # (src, call_id) -> [request, arrived at, copies not answered]
+    # (src, call_id) -> [[request, arrived at, copies not answered], ...]: a broker that restarts
+    # numbers its calls from scratch (upstream's opaque is a per-process counter; its new
+    # connection keeps them apart), so one key may name calls of several incarnations
+    calls: dict = attrs.field(factory=dict)
     registered: list = attrs.field(factory=list)  # (time, RegisterBrokerRequest) of successful registrations
 
     def remember(self, metadata: ControllerMetadata) -> None:
@@ -117,6 +120,16 @@ def _identity(request) -> BrokerIdentity:
     return BrokerIdentity(request.cluster_name, request.broker_name, request.broker_id)
 
 
+def _call_answered(same: list, response, decided: dict) -> list:
+    """Which of the calls received under one (src, call_id) an answer is to: the one this
+    step decided with that reply, else the newest one of the reply's kind, else the newest."""
+    for call in reversed(same):
+        if response in decided.get(call[0], ()):
+            return call
+    kind = type(response)
+    return next((c for c in reversed(same) if RESPONSE_TYPE_OF.get(type(c[0])) is kind), same[-1])
+
+
 def _dedupe(tables) -> tuple:
     if len(tables) == 1:
         return tuple(tables)
@@ -143,7 +156,11 @@ class ControllerSteps(NodeSteps):
         if isinstance(payload, BrokerHeartbeat):
             node.push_tables(event.time, self._heartbeat(node.current_tables(), payload, event.time))
         elif isinstance(payload, ControllerCall) and type(payload.request) in API_OF_REQUEST:
-            call = node.calls.setdefault((event.src, payload.call_id), [payload.request, event.time, 0])
+            same = node.calls.setdefault((event.src, payload.call_id), [])
+            call = next((c for c in same if c[0] == payload.request), None)
+            if call is None:
+                call = [payload.request, event.time, 0]
+                same.append(call)
             call[2] += 1  # (a duplicated call may be answered once per copy)
         if isinstance(view, ControllerNodeView):
             if before is None or view.metadata is not before.metadata:
@@ -314,17 +331,20 @@ class ControllerSteps(NodeSteps):
             self._notifications(node, event, elections, notified, out)
 
     def _answer(self, node: _Controller, event: StepEvent, dst: str, answer: ControllerAnswer, decided, out) -> None:
-        call = node.calls.get((dst, answer.call_id))
+        same = node.calls.get((dst, answer.call_id))
         what = f"{event.node} at t={event.time} ms, answer {answer.call_id} to {dst}"
-        if call is None:
+        if not same:
             out.append(violation(_API_OF_RESPONSE.get(type(answer.response), "controller_not_leader"), event.node, what,
                                  "an answer to a call received and not yet answered", _short(answer.response)))
             return
+        call = _call_answered(same, answer.response, decided)
         request = call[0]
         self.judged[API_OF_REQUEST[type(request)]] += 1
         call[2] -= 1
         if call[2] == 0:
-            del node.calls[(dst, answer.call_id)]
+            same.remove(call)
+            if not same:
+                del node.calls[(dst, answer.call_id)]
         responses = decided.get(request)
         if responses is not None:
             if answer.response not in responses:
