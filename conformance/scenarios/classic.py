@@ -223,7 +223,7 @@ class ClassicCluster(SimCluster):
             self._check_failover_loss(view)
         messages = ready.messages if ready is not None else ()
         if view.role.is_master:
-            self._observe_master(node_id, node, view, messages)
+            self._observe_master(node_id, node, view, messages, before)
         elif incoming is not None and isinstance(incoming.payload, HAStream):
             self._observe_frames(node_id, node, view, incoming.payload, before)
         if messages:
@@ -255,13 +255,18 @@ class ClassicCluster(SimCluster):
                 self._record(inv.connection_stable(node_id, conn, "closed by this broker",
                                                    self.sim.now - self.last_fault))
 
-    def _observe_master(self, node_id: str, node, view, messages) -> None:
+    def _observe_master(self, node_id: str, node, view, messages, before) -> None:
         self.diverged.pop(node_id, None)  # a promoted slave's log is the truth now
         # every record a master appends is history: a slave may hold it after the master lost it
         seen = self._written_upto.get(node_id)
         pos = seen[1] if seen is not None and seen[0] is node else view.max_offset
         if seen is None and view.max_offset > view.min_offset and not self.written:
             pos = view.min_offset  # the first master: its log is history from the start
+        if before is not None:
+            # what this activation appended starts at the log's end before it: a record
+            # boundary, where the end of what was seen may not be (a diverged log ends inside
+            # another master's record, and no record could be read from there)
+            pos = max(pos, before.max_offset)
         pending = self._pending(node_id, node)
         for start, record in self._records(view, pos, view.max_offset):
             self.written.setdefault(start, []).append(record)
