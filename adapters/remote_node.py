@@ -201,6 +201,7 @@ class RemoteNode:
     def summary(self) -> Any:
         return self._observe()[1]
 
+
 def _text(x: Any) -> str:
     if not isinstance(x, str):
         raise TypeError(f"a node id must be a string, not {x!r}")

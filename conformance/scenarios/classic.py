@@ -260,13 +260,13 @@ class ClassicCluster(SimCluster):
         # every record a master appends is history: a slave may hold it after the master lost it
         seen = self._written_upto.get(node_id)
         pos = seen[1] if seen is not None and seen[0] is node else view.max_offset
-        if seen is None and view.max_offset > view.min_offset and not self.written:
-            pos = view.min_offset  # the first master: its log is history from the start
         if before is not None:
             # what this activation appended starts at the log's end before it: a record
             # boundary, where the end of what was seen may not be (a diverged log ends inside
             # another master's record, and no record could be read from there)
             pos = max(pos, before.max_offset)
+        if seen is None and view.max_offset > view.min_offset and not self.written:
+            pos = view.min_offset  # the first master: its log is history from the start
         pending = self._pending(node_id, node)
         for start, record in self._records(view, pos, view.max_offset):
             self.written.setdefault(start, []).append(record)
