@@ -508,14 +508,20 @@ class ClassicBroker(Outbox):
             self.next_connect_at = now + self.rules.profile.reconnect_delay_ms
 
     def _on_reconfigure(self, src: str, m: Reconfigure, now: int) -> None:
-        """A graceful restart with a new role: flush everything, close every connection."""
+        """A graceful restart with a new role: flush everything, close every connection,
+        and recover as a start does (``CommitLog.recoverNormally``): the log ends after
+        its last whole record, so a slave's torn last message (a batch may end inside
+        one) is dropped, not appended after when it is promoted."""
         for c in list(self.connections.values()):
             self._close_master_connection(c, "restart", now)
         self._close_client("restart", now)
         self.config = attrs.evolve(self.config, broker_role=m.role)
         self.master = m.master
-        if self.flushed < self.max_offset:
-            self.flushed = self.max_offset
+        end = self.rules.recovered_end(self.data, self.min_offset, self.rules.file_size)
+        if end < self.max_offset:
+            del self.log[end - self.min_offset:]
+            self._bytes = None
+        self.flushed = self.max_offset
         self._dirty = True
         self._reset_ha(now)
 

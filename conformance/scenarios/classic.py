@@ -273,7 +273,8 @@ class ClassicCluster(SimCluster):
             if record[4:8] != _BLANK:
                 pending[start] = [record, False]
             pos = start + len(record)
-        self._written_upto[node_id] = (node, pos)
+        # (a restart's recovery may have cut a torn last record: the next one starts there)
+        self._written_upto[node_id] = (node, min(pos, view.max_offset))
         waits = self.rules.waits_for_slaves()
         sync_flush = self.config.flush_disk_type is FlushDiskType.SYNC_FLUSH
         excuse = self.excused.get(node_id)
