@@ -305,7 +305,7 @@ def dledger_target(adapter: str, profile_name: str | None, timing: Timing | None
         return _foreign_dledger_target(adapter, profile, timing)
 
     def make_node(node_id, peers, draw, durable, now):
-        return DLedgerNode(node_id, peers, draw, durable, now, node_profile, timing, procedures)
+        return DLedgerNode(node_id, peers, _seeded(draw), durable, now, node_profile, timing, procedures)
 
     return DLedgerTarget(adapter, implementation, rmqha_version(), profile, make_node)
 
