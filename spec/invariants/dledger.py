@@ -55,7 +55,18 @@ def known_profile_difference(name: str, profile: Profile) -> bool:
     leader-commit-rule whenever an older term's entry commits by counting), and a later
     leader can miss a committed entry (Raft's figure 8): leader completeness and,
     through it, committed-prefix agreement can fail in dledger-0.1 and dledger-0.2.
+
+    release-0.1's election can livelock (liveness): a vote request of a higher term is
+    answered TERM_NOT_READY before the log is compared (V-A), so a candidate whose log
+    is behind still makes every up-to-date node a candidate that must increase its term
+    and wait for its next vote time, and that wait adds the node's last round's duration
+    (lastVoteCost). Up-to-date nodes are pushed back by every request of the stale
+    candidates, which go again within about a second: they rarely campaign, and never
+    when their last round took longer than that. dledger 0.2.0 changed both (6ff11a9
+    "optimize the election process").
     """
+    if name == "liveness":
+        return profile.vote_interval_adds_last_cost
     return profile.log_generation == "G1" and name in ("leader-completeness", "committed-prefix",
                                                        "leader-commit-rule")
 

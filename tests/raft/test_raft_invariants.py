@@ -245,6 +245,14 @@ def test_a_dledger_leaders_progress_is_judged_as_raft_progress():
     assert not dledger.known_profile_difference("leader-commit-rule", PROFILES["dledger-0.4"])
 
 
+def test_only_release_0_1_may_livelock():
+    """release-0.1's elector can livelock (tests/scenarios/dledger/
+    livelock-0.1-stale-candidates-push-back-up-to-date-nodes.rmqha); 0.2.0 fixed it."""
+    assert dledger.known_profile_difference("liveness", PROFILES["dledger-0.1"])
+    assert not dledger.known_profile_difference("liveness", PROFILES["dledger-0.2"])
+    assert not dledger.known_profile_difference("liveness", PROFILES["dledger-0.4"])
+
+
 DLEDGER_PROGRESS_ROWS = {
     # name: (n2's log end as last observed, or None: not observed; n2's (writeIndex, water mark)
     #        in the leader's two observations; the property reported)
