@@ -79,7 +79,11 @@ def known_profile_difference(name: str, profile: Profile) -> bool:
 # index follows its log down (rmqha's spec clamps it, the fix of DLedger #316; 0.4.0 left
 # it above the log end instead, which applied-committed-end rejects). Raft's follower
 # cuts only where its log conflicts, so its commit index never goes back.
-NOT_PROMISED_AS_RAFT = ("commit-monotonic",)
+# follower-progress: a DLedger follower acts on every TRUNCATE of its leader's term, a
+# duplicated one delivered after it acknowledged later entries included (upstream's
+# EntryHandler.handleDoTruncate), so it drops entries its leader counted, and the leader's
+# progress for it goes back (the dledger scenario judges it so: _check_follower_progress).
+NOT_PROMISED_AS_RAFT = ("commit-monotonic", "follower-progress")
 
 
 # What DLedger's invariants remember is what the shared ones do.
