@@ -31,6 +31,7 @@ from reference import node_kinds
 from reference.dledger_node import DLedgerNode
 from reference.mutants import MUTANTS
 from reference.procedures import REFERENCE_PROCEDURES
+from spec.controller.profiles import PROFILES as CONTROLLER_PROFILES
 from spec.dledger.profiles import DEFAULT_PROFILE, PROFILES, Profile, Timing
 
 RMQHA_IMPLEMENTATION = "rmqha-reference"
@@ -246,12 +247,25 @@ def resolve_targets(scenario: str, adapter: str, profile: str | None = None) -> 
     """Resolve every role of ``scenario`` (one whose nodes are ``replica``, ``broker`` or
     ``controller``); NotApplicable if an implementation lacks a node kind."""
     specs = role_specs(scenario, adapter)
+    if scenario == "controller" and is_reference(specs["broker"]):
+        _check_reference_brokers_register(profile)
     roles = {}
     for role, kind in SCENARIO_ROLES[scenario].items():
         spec = specs[role]
         roles[role] = (_reference_target(role, kind, spec, profile) if is_reference(spec)
                        else _foreign_target(role, kind, spec, scenario))
     return ScenarioTargets(scenario, scenario_adapter(scenario, adapter), roles)
+
+
+def _check_reference_brokers_register(profile: str | None) -> None:
+    """rmqha's reference broker registers as a 5.1 broker does (getNextBrokerId,
+    applyBrokerId, registerBroker); a controller profile without those APIs (rocketmq-5.0
+    assigns ids in registerBroker) cannot run it: every run would end in an error."""
+    controller_profile = CONTROLLER_PROFILES.get(profile or "")
+    if controller_profile is not None and not controller_profile.supports("get_next_broker_id"):
+        raise NotApplicable(f"rmqha's reference broker registers as 5.1 brokers do (getNextBrokerId, applyBrokerId, "
+                            f"registerBroker) and a {profile} controller serves none of the first two: run the "
+                            f"controller scenario under {profile} with a {profile} broker (--adapter broker=SPEC)")
 
 
 def check_applicable(scenario: str, adapter: str, profile: str | None = None) -> None:

@@ -84,6 +84,19 @@ def test_a_campaign_skips_adapters_that_are_not_applicable_and_says_why(tmp_path
     assert status == 2 and not (tmp_path / "none").exists()
 
 
+@pytest.mark.parametrize("brokers", ["reference", "mutant:shrink-removes-master",
+                                     "controller=stdio:x + broker=reference"])
+def test_the_reference_brokers_under_a_controller_profile_without_5_1_registration_are_not_applicable(
+        brokers, tmp_path, capsys):
+    # every run would end in an UnsupportedRequest error: said once, up front, nothing written
+    status = main(["run", "--scenario", "controller", "--profile", "rocketmq-5.0", "--adapter", brokers,
+                   "--runs", "2", "--no-spark", "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and not (tmp_path / "r").exists()
+    assert len(err) == 1 and err[0].startswith("rmqha: not applicable: rmqha's reference broker registers as 5.1")
+    resolve_targets("controller", "reference", "rocketmq-5.1")  # the 5.1 profile runs them
+
+
 def test_a_mixed_campaign_runs_and_its_counterexample_replays_with_its_roles(tmp_path, capsys):
     config = RunConfig("t", 0, "broker=mutant:shrink-removes-master + controller=reference", "controller",
                        "rocketmq-5.1", 3, "mixed", 30_000)
