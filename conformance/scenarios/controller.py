@@ -842,12 +842,25 @@ def _lossy_net(rng: random.Random) -> Step:
     return Step("net", ("1..60", f"drop={rng.choice(('0.02', '0.1', '0.3'))}", f"dup={rng.choice(('0.05', '0.3'))}"))
 
 
+def _overlay(stretch: list[Step], on: Step, off: Step) -> list[Step]:
+    """``stretch`` under the network ``on`` (a lossy net, a partition), ``off`` after it:
+    set again after each of the stretch's own ``off`` steps (its heals or ``net default``),
+    so that the whole stretch runs under it (the stretch's other faults add to it)."""
+    out = [on]
+    for step in stretch:
+        out.append(step)
+        if (step.op, step.args) == (off.op, off.args):
+            out.append(on)
+    return out + [off]
+
+
 def mutate_controller_script(script: Script, config: RunConfig, rng: random.Random, fault_mixes: dict) -> Script:
     """A neighbour of ``script`` for the search (conformance/search.py): one to three edits
     of its fault phase (splice in a window of the fault phase of another seed's script of
     the same settings, put a window under a partition, a lossy network or a node's crash
     and restart, cut the active controller off for a window, or put a stretch of the run
-    itself under a lossy network or a partition, which makes it no longer), or the same
+    itself, half the time its whole fault phase, under a lossy network or a partition,
+    which makes it no longer), or the same
     faults under another generated configuration; the opening (a master, a first write)
     and the healing suffix stay.
 
@@ -871,16 +884,19 @@ def mutate_controller_script(script: Script, config: RunConfig, rng: random.Rand
             ms = str(rng.choice((1500, 4000, 12000)))
             phase[at:at] = [Step("isolate-active-controller", side), Step("run", (ms,)), Step("heal")]
         elif op == "overlay":
-            # a stretch of what the run went through (up to a dozen steps), again under a
-            # lossy network or a partition: the same situations under another network
-            start = rng.randint(0, len(phase))
-            stop = rng.randint(start, min(len(phase), start + 12))
+            # what the run went through (half the time its whole fault phase, else up to a
+            # dozen steps), again under a lossy network or a partition: the same situations
+            # under another network
+            if rng.random() < 0.5:
+                start, stop = 0, len(phase)
+            else:
+                start = rng.randint(0, len(phase))
+                stop = rng.randint(start, min(len(phase), start + 12))
             if rng.random() < 0.5:
                 on, off = _lossy_net(rng), Step("net", ("default",))
             else:
                 on, off = Step("partition", tuple(rng.sample(nodes, rng.randint(1, 3)))), Step("heal")
-            phase[stop:stop] = [off]
-            phase[start:start] = [on]
+            phase[start:stop] = _overlay(phase[start:stop], on, off)
         elif op == "splice":
             donor = generate_controller_script(attrs.evolve(config, seed=rng.randrange(1 << 31), origin=()),
                                                fault_mixes).steps

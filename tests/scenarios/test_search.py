@@ -12,8 +12,9 @@ from cli.commands.run import campaign_spec_from, default_chunk_size
 from cli.main import build_parser
 from conformance.campaign import run_one, script_for
 from conformance.faults import DEFAULT_FAULT_MIXES
+from conformance.scenarios.controller import _overlay
 from conformance.scenarios.registry import SCENARIOS, get_scenario
-from conformance.script import parse_script
+from conformance.script import Step, parse_script
 from conformance.search import MUTATE_SHARE, WARMUP_RUNS, SearchState, reached, searched
 from conformance.spark_campaign import CampaignSpec, plan_chunks, plan_waves, run_campaign
 from results import io
@@ -180,6 +181,19 @@ def test_the_controller_search_can_run_the_faults_under_another_configuration():
     for m in changed:  # another generated script's configuration: keys the generator writes
         assert {key for key, _ in m.options} <= generated
         assert parse_script(m.render()).options == m.options
+
+
+def test_a_controller_overlay_holds_over_its_whole_stretch():
+    """The overlay edit puts a stretch of the run under another network: set again after
+    each of the stretch's own resets (a heal, ``net default``), lifted after it."""
+    stretch = [Step("run", ("500",)), Step("heal"), Step("crash", ("b1",)), Step("net", ("default",)),
+               Step("run", ("200",))]
+    lossy, default = Step("net", ("1..60", "drop=0.1", "dup=0.05")), Step("net", ("default",))
+    assert ops(_overlay(stretch, lossy, default)) == ops(
+        [lossy, stretch[0], stretch[1], stretch[2], stretch[3], lossy, stretch[4], default])
+    cut, heal = Step("partition", ("c1", "b2")), Step("heal")
+    assert ops(_overlay(stretch, cut, heal)) == ops([cut, stretch[0], stretch[1], cut, *stretch[2:], heal])
+    assert ops(_overlay([], cut, heal)) == ops([cut, heal])
 
 
 @pytest.mark.parametrize("runs, chunk, waves", [(8, 10, 4), (100, 13, 4), (200, 25, 4), (1_000, 50, 10),
