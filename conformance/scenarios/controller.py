@@ -842,6 +842,25 @@ def _lossy_net(rng: random.Random) -> Step:
     return Step("net", ("1..60", f"drop={rng.choice(('0.02', '0.1', '0.3'))}", f"dup={rng.choice(('0.05', '0.3'))}"))
 
 
+def _stretch(rng: random.Random, length: int) -> tuple[int, int]:
+    """Where an edit of the search applies in a fault phase of ``length`` steps: half the
+    time the whole phase, else a stretch of up to a dozen steps."""
+    if rng.random() < 0.5:
+        return 0, length
+    start = rng.randint(0, length)
+    return start, rng.randint(start, min(length, start + 12))
+
+
+def _probed(stretch: list[Step], brokers) -> list[Step]:
+    """``stretch`` with a write of one message to each broker after each of its waits."""
+    out = []
+    for step in stretch:
+        out.append(step)
+        if step.op == "run":
+            out += [Step("write", ("1", b)) for b in brokers]
+    return out
+
+
 def _overlay(stretch: list[Step], on: Step, off: Step) -> list[Step]:
     """``stretch`` under the network ``on`` (a lossy net, a partition), ``off`` after it:
     set again after each of the stretch's own ``off`` steps (its heals or ``net default``),
@@ -858,9 +877,10 @@ def mutate_controller_script(script: Script, config: RunConfig, rng: random.Rand
     """A neighbour of ``script`` for the search (conformance/search.py): one to three edits
     of its fault phase (splice in a window of the fault phase of another seed's script of
     the same settings, put a window under a partition, a lossy network or a node's crash
-    and restart, cut the active controller off for a window, or put a stretch of the run
+    and restart, cut the active controller off for a window, put a stretch of the run
     itself, half the time its whole fault phase, under a lossy network or a partition,
-    which makes it no longer), or the same
+    which makes it no longer, or have producers with stale routes write to every broker
+    after each wait of such a stretch), or the same
     faults under another generated configuration; the opening (a master, a first write)
     and the healing suffix stay.
 
@@ -874,8 +894,15 @@ def mutate_controller_script(script: Script, config: RunConfig, rng: random.Rand
     options = script.options
     for _ in range(rng.randint(1, 3)):
         op = rng.choice(("splice", "splice", "cut", "cut", "lossy", "lossy", "bounce", "options", "overlay",
-                         "overlay", "isolate", "isolate"))
-        if op == "isolate":
+                         "overlay", "isolate", "isolate", "probe", "probe"))
+        if op == "probe":
+            # producers with stale routes: after every wait of a stretch, a write to each
+            # broker whatever its role, so that each state a broker passes through meets a
+            # produce request (a slave or a broker without a role refuses it, an old master
+            # cut off from the others may take it)
+            start, stop = _stretch(rng, len(phase))
+            phase[start:stop] = _probed(phase[start:stop], [b for b in nodes if b not in CONTROLLERS])
+        elif op == "isolate":
             # the active controller cut off, maybe with brokers on its side: the brokers
             # that cannot reach it meet a controller group without an active member, and
             # for a while two controllers may believe they are active
@@ -887,11 +914,7 @@ def mutate_controller_script(script: Script, config: RunConfig, rng: random.Rand
             # what the run went through (half the time its whole fault phase, else up to a
             # dozen steps), again under a lossy network or a partition: the same situations
             # under another network
-            if rng.random() < 0.5:
-                start, stop = 0, len(phase)
-            else:
-                start = rng.randint(0, len(phase))
-                stop = rng.randint(start, min(len(phase), start + 12))
+            start, stop = _stretch(rng, len(phase))
             if rng.random() < 0.5:
                 on, off = _lossy_net(rng), Step("net", ("default",))
             else:
@@ -906,8 +929,8 @@ def mutate_controller_script(script: Script, config: RunConfig, rng: random.Rand
                 at = rng.randint(0, len(phase))
                 phase[at:at] = donor[start:start + rng.randint(2, 8)]
         elif op == "options":
-            # the same faults under another seed's configuration (acks, in-sync replicas,
-            # a learner, unclean elections, priorities)
+            # the same faults under another seed's configuration (acks, a learner,
+            # priorities: what the generator draws)
             options = generate_controller_script(attrs.evolve(config, seed=rng.randrange(1 << 31), origin=()),
                                                  fault_mixes).options
         elif op in ("cut", "lossy", "bounce"):

@@ -12,7 +12,7 @@ from cli.commands.run import campaign_spec_from, default_chunk_size
 from cli.main import build_parser
 from conformance.campaign import run_one, script_for
 from conformance.faults import DEFAULT_FAULT_MIXES
-from conformance.scenarios.controller import _overlay
+from conformance.scenarios.controller import _overlay, _probed, _stretch
 from conformance.scenarios.registry import SCENARIOS, get_scenario
 from conformance.script import Step, parse_script
 from conformance.search import MUTATE_SHARE, WARMUP_RUNS, SearchState, reached, searched
@@ -194,6 +194,17 @@ def test_a_controller_overlay_holds_over_its_whole_stretch():
     cut, heal = Step("partition", ("c1", "b2")), Step("heal")
     assert ops(_overlay(stretch, cut, heal)) == ops([cut, stretch[0], stretch[1], cut, *stretch[2:], heal])
     assert ops(_overlay([], cut, heal)) == ops([cut, heal])
+
+
+def test_a_controller_probe_writes_to_every_broker_after_each_wait():
+    """The probe edit: producers with stale routes write one message to each broker after
+    each wait of a stretch (half the time the whole fault phase), whatever its role."""
+    stretch = [Step("crash", ("b1",)), Step("run", ("500",)), Step("heal"), Step("run", ("200",))]
+    probes = [Step("write", ("1", "b1")), Step("write", ("1", "b2"))]
+    assert ops(_probed(stretch, ["b1", "b2"])) == ops(stretch[:2] + probes + stretch[2:] + probes)
+    spans = [_stretch(random.Random(k), 30) for k in range(200)]
+    assert (0, 30) in spans and all(0 <= a <= b <= 30 and (b - a <= 12 or (a, b) == (0, 30)) for a, b in spans)
+    assert any(b - a <= 12 for a, b in spans)
 
 
 @pytest.mark.parametrize("runs, chunk, waves", [(8, 10, 4), (100, 13, 4), (200, 25, 4), (1_000, 50, 10),
