@@ -116,6 +116,20 @@ class _Controller:
         return tuple(dict.fromkeys(found))
 
 
+def _expired_before(node: _Controller, cluster: str, name: str, broker_id: int, instant: int) -> bool:
+    """Whether the broker's heartbeat had expired, before ``instant``, in a table the node
+    held (in its history): the expiry scan finds an inactive master and its election
+    comes later, from the node's event queue (upstream's onBrokerInactive ->
+    triggerElectMaster is an event too), maybe after the master heartbeated again."""
+    for k, tables in enumerate(node.tables):
+        if node.times[k] > instant:
+            break
+        until = min(instant, node.times[k + 1] - 1) if k + 1 < len(node.times) else instant
+        if any(not HeartbeatLiveness(t, until).is_alive(cluster, name, broker_id) for t in tables):
+            return True
+    return False
+
+
 def _identity(request) -> BrokerIdentity:
     return BrokerIdentity(request.cluster_name, request.broker_name, request.broker_id)
 
@@ -294,8 +308,9 @@ class ControllerSteps(NodeSteps):
         else:
             known = first.before.known(name)
             master = known.sync_state.master_broker_id if known is not None else None
-            due = master is not None and any(
-                not live.is_alive(known.cluster_name, name, master) for live in lives)
+            due = master is not None and (
+                any(not live.is_alive(known.cluster_name, name, master) for live in lives)
+                or _expired_before(node, known.cluster_name, name, master, first.liveness.now))
             why = "a set whose recorded master's heartbeat expired (onBrokerInactive)"
         if not due:
             out.append(violation("trigger_elect_master", event.node, what, f"an election only for {why}",
