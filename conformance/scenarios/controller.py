@@ -143,6 +143,10 @@ class ControllerCluster(SimCluster):
         self.views: dict[str, object] = {n: None for n in self.peers}
         self.last_views: dict[str, object] = {}
         self._controller_seen: dict[str, tuple] = {}
+        # brokerName -> ranges (lo, hi] of applied counts in which some controller's metadata
+        # did not know the set (an admin clean removed a half of it): a controller that applied
+        # entries across such a point may hold a set created again, whose epochs start over
+        self._set_unknown: dict[str, set[tuple[int, int]]] = {}
         self._broker_seen: dict[str, int] = {}  # broker -> incarnation last observed (another: restarted)
         self.check_codes = inv.CheckCodeHistory()
         self.sync_state_sets = inv.SyncStateSetHistory()
@@ -283,14 +287,16 @@ class ControllerCluster(SimCluster):
             # an unchanged controller is judged again (full_check) against the histories,
             # which only a change updates: observe_controller forgets recreated sets
             after = view.metadata
+            self._note_unknown_sets(seen[1] if before is not None else 0, view, decisions)
             if before is not None:
-                self._record(inv.epochs_never_decrease(before, after))
+                self._record(inv.epochs_never_decrease(self._comparable(before, seen[1], view.applied), after))
             self._record(inv.master_in_sync_state_set(after, self.exempt))
-            check_codes, found = self.check_codes.observe(after)
+            current = self._current_sets(after, view.applied)
+            check_codes, found = self.check_codes.observe(current)
             self._record(found)
-            sync_state_sets, found = self.sync_state_sets.observe_controller(after)
+            sync_state_sets, found = self.sync_state_sets.observe_controller(current)
             self._record(found)
-            master_epochs, found = self.master_epochs.observe_controller(after)
+            master_epochs, found = self.master_epochs.observe_controller(current)
             self._record(found)
             if changed:
                 self.check_codes, self.sync_state_sets, self.master_epochs = check_codes, sync_state_sets, master_epochs
@@ -300,6 +306,39 @@ class ControllerCluster(SimCluster):
                 self._check_decision(d, config)
         if view.active and judge_time:
             self._check_stuck(node_id, view)
+
+    def _note_unknown_sets(self, applied_before: int, view, decisions: bool) -> None:
+        """Where a set was not known: at this view's applied count, and anywhere in the entries
+        it applied since ``applied_before`` if one of its decisions (a clean) left it so."""
+        after, applied = view.metadata, view.applied
+        for name in set(self._set_unknown) | set(after.sets):
+            if after.known(name) is None:
+                self._set_unknown.setdefault(name, set()).add((applied - 1, applied))
+        for d in view.decisions if decisions else ():
+            name = getattr(d.request, "broker_name", None)
+            if d.events and name is not None and d.after.known(name) is None:
+                self._set_unknown.setdefault(name, set()).add((applied_before, applied))
+
+    def _comparable(self, before, applied_before: int, applied: int):
+        """``before`` without the sets that were unknown somewhere strictly between the two
+        applied counts: a controller that caught up over several entries at once (a lagging
+        follower) may have applied a clean that removed a set and the entries that created it
+        again, with epochs from the start (upstream's ApplyBrokerId of an unknown set), and
+        the monitor never saw the set gone."""
+        gone = [name for name in before.sets for lo, hi in self._set_unknown.get(name, ())
+                if max(lo, applied_before) + 1 <= min(hi, applied - 1)]
+        for name in gone:
+            before = before.with_set(name, None)
+        return before
+
+    def _current_sets(self, metadata, applied: int):
+        """``metadata`` without the sets a later entry removes (the controller lags behind a
+        clean that some controller already applied): the histories hold the set created
+        again since, whose epochs and ids start over, and the older set was judged when it
+        was current."""
+        for name in [n for n in metadata.sets if any(lo >= applied for lo, _ in self._set_unknown.get(n, ()))]:
+            metadata = metadata.with_set(name, None)
+        return metadata
 
     def _check_decision(self, d, config) -> None:
         response = d.response
