@@ -200,7 +200,7 @@ def vote_counts(draw) -> VoteCounts:
 # leaving a gap).
 PUSH_AIMS = ("term_below", "term_above", "other_leader", "compare_empty", "compare_before_first", "compare_at",
              "compare_conflict", "compare_past_end", "truncate", "truncate_out_of_range", "append_next",
-             "append_overlap", "append_gap", "append_nothing", "commit", "any")
+             "append_overlap", "append_held", "append_gap", "append_nothing", "commit", "any")
 
 
 @st.composite
@@ -233,11 +233,14 @@ def push_args(draw, aim: str | None = None) -> dict:
         prev_term = flog[prev_index].term + (draw(st.sampled_from((1, -1, 2))) if aim == "compare_conflict" else 0)
     else:
         prev_term = draw(st.just(-1) | st.integers(-1, 6))
-    if aim == "append_overlap" and end < 0:  # overlap needs a log: one entry of the member's term
+    if aim in ("append_overlap", "append_held") and end < 0:  # these need a log: one entry of the member's term
         flog, end = (Entry(0, max(member.curr_term, 0), "e0"),), 0
-    first = {"append_overlap": draw(st.integers(0, max(end, 0))), "append_gap": end + 2}.get(aim, end + 1)
+    first = {"append_overlap": draw(st.integers(0, max(end, 0))), "append_held": draw(st.integers(0, max(end, 0))),
+             "append_gap": end + 2}.get(aim, end + 1)
     count = 0 if aim == "append_nothing" else draw(st.integers(1 if aim.startswith("append") else 0, 2))
     entries = tuple(Entry(max(first, 0) + i, 5, "x") for i in range(count))
+    if aim == "append_held":  # entries it holds again (a lost ack, a duplicated push), up to its end
+        entries = tuple(flog[first:first + count])
     committed = draw(st.integers(-1, 3))
     commit = draw(near(committed) | near(end) | st.integers(-1, 6))
     request = PushEntryRequest(term, leader, kind, commit, prev_index, prev_term, entries)

@@ -177,6 +177,12 @@ def handle_push(
         effects += _commit_effects(request.commit_index, new_end, min(committed_index, new_end))
         return _answer(request, ResponseCode.SUCCESS, new_end, "truncate", effects)
     if kind is PushType.APPEND:
+        if request.entries and 0 <= request.entries[0].index and request.entries[-1].index <= end and all(
+                log[e.index] == e for e in request.entries):
+            # a push of entries it already holds (the ack was lost, or the push came twice):
+            # upstream answers SUCCESS and changes nothing (EntryHandler.checkAppendFuture,
+            # "PushFallBehind", every release); a push that differs from them is out of order
+            return _answer(request, ResponseCode.SUCCESS, end, "append_held")
         if not request.entries or request.entries[0].index != end + 1:
             return _answer(request, ResponseCode.INCONSISTENT_STATE, end, "append_out_of_order")
         new_end = request.entries[-1].index
@@ -198,6 +204,7 @@ PUSH_ROWS = (
     "truncate",
     "truncate_out_of_range",
     "append",
+    "append_held",
     "append_out_of_order",
     "commit",
 )

@@ -18,7 +18,7 @@ from spec.dledger.log import (
     start_dispatcher,
 )
 from spec.dledger.member_state import MemberView
-from spec.dledger.profiles import DLEDGER_0_2, DLEDGER_0_4
+from spec.dledger.profiles import DLEDGER_0_1, DLEDGER_0_2, DLEDGER_0_4
 from spec.dledger.records import Entry, PushEntryRequest, PushType as T, ResponseCode as C, Role
 
 PEERS = frozenset({"n1", "n2", "n3"})
@@ -60,6 +60,14 @@ PUSH_TABLE = [
      (AppendEntries((Entry(4, 5, "x"),)), AdvanceCommitIndex(4))),
     ("append_out_of_order", DLEDGER_0_4, push(T.APPEND, 5, entries=[Entry(6, 5, "x")]), -1, C.INCONSISTENT_STATE, 3,
      None, ()),
+    # a push of entries it holds, up to its last one: answered SUCCESS, nothing changes (the
+    # leader's ack was lost, or the push came twice); one that differs from them is out of order
+    ("append_held", DLEDGER_0_4, push(T.APPEND, 1, entries=LOCAL[2:4], commit=9), 1, C.SUCCESS, 3, None, ()),
+    ("append_held", DLEDGER_0_1, push(T.APPEND, 0, entries=LOCAL[1:2]), 1, C.SUCCESS, 3, None, ()),
+    ("append_out_of_order", DLEDGER_0_4, push(T.APPEND, 1, entries=[Entry(2, 2, "other")]), -1, C.INCONSISTENT_STATE, 3,
+     None, ()),
+    ("append_out_of_order", DLEDGER_0_4, push(T.APPEND, 2, entries=[LOCAL[3], Entry(4, 5, "x")]), -1,
+     C.INCONSISTENT_STATE, 3, None, ()),
     ("commit", DLEDGER_0_4, push(T.COMMIT, commit=2), 0, C.SUCCESS, 3, None, (AdvanceCommitIndex(2),)),
 ]
 
