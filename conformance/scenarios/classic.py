@@ -251,9 +251,25 @@ class ClassicCluster(SimCluster):
             if conn in still or conn == reset:
                 continue
             self.closes += 1
-            if self.quiet() and peer not in self.diverged and node_id not in self.diverged:
+            if self.quiet() and peer not in self.diverged and node_id not in self.diverged \
+                    and not self._closed_on_report_past_master(before, conn, incoming):
                 self._record(inv.connection_stable(node_id, conn, "closed by this broker",
                                                    self.sim.now - self.last_fault))
+
+    def _closed_on_report_past_master(self, before, conn: str, incoming) -> bool:
+        """The master closed ``conn`` as the profile's report rule says for the report that
+        arrived: 4.9.3's #3015 check closes on every later report past its max offset, so a
+        slave whose log ends past its master's (it held what a failover lost, even if the
+        cleaner has deleted those bytes since) is closed until the master's writes overtake
+        it. Upstream's own reaction, not an unstable connection."""
+        payload = incoming.payload if incoming is not None else None
+        if not (isinstance(payload, HAStream) and payload.conn == conn and isinstance(payload.payload, SlaveReport)):
+            return False
+        mine = next((c for c in before.connections if c.conn == conn), None)
+        if mine is None:
+            return False
+        connection = master.ConnectionView(mine.slave_request_offset, mine.slave_ack_offset)
+        return self.rules.on_slave_report(connection, payload.payload.offset, before.max_offset, 0, self.profile).close
 
     def _observe_master(self, node_id: str, node, view, messages, before) -> None:
         self.diverged.pop(node_id, None)  # a promoted slave's log is the truth now
