@@ -572,12 +572,18 @@ class ControllerCluster(SimCluster):
     def _dispensable_broker(self) -> str | None:
         """A broker whose disk the set never needs: up, not the current master, not the
         master the active controller records (every acknowledged message is on the master,
-        flushed, and elections pick only in-sync members, which a fresh id is not yet)."""
+        flushed, and elections pick only in-sync members, which a fresh id is not yet), nor,
+        while the set has no master (its master died and no one was electable), the last
+        master: its disk holds what it acknowledged, and it is electable again once back."""
         active = self.active_controller()
         if active is None:
             return None
         known = self.views[active].metadata.known(BROKER_NAME)
         recorded = known.sync_state.master_broker_id if known is not None else None
+        if recorded is None:
+            epochs = {epoch: broker_id for (name, epoch), broker_id in self.master_epochs.masters.items()
+                      if name == BROKER_NAME}
+            recorded = epochs[max(epochs)] if epochs else None
         master = self.current_master()
         up = [b for b in self.brokers if self.views[b] is not None and b != master
               and self._broker_id_of(b) != recorded]
