@@ -15,7 +15,7 @@ Steps, besides those every scenario understands (``conformance/scenarios/base.py
 | ``crash-after-truncation [N] [MS]`` | run until a node's log loses or rewrites an entry, and crash it in that instant |
 | ``reset A B`` / ``half-open A B`` | a fault of A's connections with B (reset; silent both ways while held open), for an implementation with connections of its own (``pysyncobj:tcp``); not applicable to others |
 | ``isolate-leader-with [K]`` | cut the current leader off together with K-1 other nodes (a minority; default: the leader alone) |
-| ``await-leader [MS]`` | run until one stable leader exists; a liveness violation if none within MS (default: the liveness bound) and no fault is active (all nodes up, no cut, no loss) |
+| ``await-leader [MS]`` | run until one stable leader exists; a liveness violation if none within MS (default: the liveness bound) and no fault is active (all nodes up, no cut, no loss, no delay as long as a heartbeat interval) |
 | ``expect ...`` | ``leader N [term T]``, ``role N ROLE``, ``term N T``, ``committed N I`` |
 """
 from __future__ import annotations
@@ -401,7 +401,9 @@ class DLedgerCluster(SimCluster):
     def step_await_leader(self, step: Step) -> None:
         bound = self.ms_arg(step, 0, self.liveness_bound_ms())
         deadline = self.sim.now + bound
-        judged = not self.faults_active()
+        # delays as long as a heartbeat interval outlast the lease and every election
+        # timeout: no leader is stable there, whatever the implementation
+        judged = not self.faults_active() and self.sim.net.max_delay_ms < self.timing.heartbeat_interval_ms
         while True:
             if self.invariants.stable_leader(self.views()) is not None:
                 return

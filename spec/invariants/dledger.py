@@ -48,6 +48,12 @@ INVARIANTS: dict[str, str] = {name: _OWN.get(name) or raft.INVARIANTS[name] for 
     "leader-commit-rule", "applied-committed-end", "restart-durable", "leader-lease", "liveness")}
 
 
+def leader_ignores_higher_term_with_quorum(profile: Profile) -> bool:
+    """H-A: the heartbeat round looks at the quorum before a higher term (#247)."""
+    order = profile.heartbeat_order
+    return order.index("quorum_ack") < order.index("higher_term")
+
+
 def known_profile_difference(name: str, profile: Profile) -> bool:
     """Invariants a profile is known not to guarantee (reported, never hidden).
 
@@ -64,9 +70,15 @@ def known_profile_difference(name: str, profile: Profile) -> bool:
     candidates, which go again within about a second: they rarely campaign, and never
     when their last round took longer than that. dledger 0.2.0 changed both (6ff11a9
     "optimize the election process").
+
+    Before 0.3.2 a leader ignores a higher term while a quorum answers its heartbeats
+    (H-A: the quorum row comes first; dledger #247, fixed by 4ee007d): a node that
+    campaigned alone to a higher term and whose log is behind is refused every vote
+    (its log is smaller) and refuses every heartbeat (its term is larger), a candidate
+    for ever beside a stable pair (liveness) in dledger-0.1 and dledger-0.2.
     """
     if name == "liveness":
-        return profile.vote_interval_adds_last_cost
+        return profile.vote_interval_adds_last_cost or leader_ignores_higher_term_with_quorum(profile)
     return profile.log_generation == "G1" and name in ("leader-completeness", "committed-prefix",
                                                        "leader-commit-rule")
 
