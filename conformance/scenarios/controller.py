@@ -155,6 +155,11 @@ class ControllerCluster(SimCluster):
         self.exempt: set[str] = set()
         self.heard: dict[tuple[str, str], int] = {}  # (controller, broker) -> last heartbeat delivered
         self.stuck_since: dict[str, tuple[tuple, int]] = {}  # set -> (active period, since)
+        # controller -> whether its last view was active, and how often it became active: a
+        # node that lost its leadership and won it again in the same term (a DLedger candidate
+        # need not raise its term) starts another active period
+        self._was_active: dict[str, bool] = {}
+        self._activations: dict[str, int] = {}
         self._broker_presence: dict[str, tuple] = {}  # broker -> (up, broker id), as _check_stuck reads them
         self._master_log_seen: tuple | None = None  # (master, node, acknowledged, consumed) last judged
         self._set_state_seen: tuple | None = None  # (broker views, sync, their abstract part) last worked out
@@ -304,6 +309,9 @@ class ControllerCluster(SimCluster):
         if decisions:
             for d in view.decisions:
                 self._check_decision(d, config)
+        if view.active and not self._was_active.get(node_id):
+            self._activations[node_id] = self._activations.get(node_id, 0) + 1
+        self._was_active[node_id] = view.active
         if view.active and judge_time:
             self._check_stuck(node_id, view)
 
@@ -387,10 +395,10 @@ class ControllerCluster(SimCluster):
                     and now - last <= DEFAULT_HEARTBEAT_TIMEOUT_MS:
                 alive.append((BROKER_NAME, broker.broker_id))
         stuck = {v.subject for v in inv.no_stuck_dead_master(view.metadata, alive, self.controller_config)}
-        # The clock runs for one active period: this incarnation of this node, in this term.
-        # A new leader (or the same node restarted, or elected again after a time when no
-        # controller was active) gets the whole bound.
-        period = (controller, self.sim.incarnation[controller], view.term)
+        # The clock runs for one active period: this incarnation of this node, in this term,
+        # since it last became active. A new leader (or the same node restarted, or elected
+        # again after a time when it was not active, even in the same term) gets the whole bound.
+        period = (controller, self.sim.incarnation[controller], view.term, self._activations.get(controller, 0))
         for name in list(self.stuck_since):
             if name not in stuck or self.stuck_since[name][0] != period:
                 del self.stuck_since[name]
