@@ -16,12 +16,17 @@ states against that is the ratio at an equal CPU budget. CPU seconds are those o
 runs (this process's, per run), the campaigns' bookkeeping aside.
 
     python benchmarks/search_coverage.py [--scenario dledger|controller] [--runs 1000]
-        [--chunk-size N] [--waves N] [--seed S] [--adapter reference]
+        [--chunk-size N] [--waves N] [--seed S] [--adapter reference] [--ranges K [--range-step 5000]]
+
+``--ranges K`` measures K seed ranges (from S, S + 5000, ...) and sums them up (min and
+median ratio, in how many the target is met): one range is not enough to judge a change
+of the search, whose figure moves 5-10% between ranges as other lineages win.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -85,26 +90,13 @@ def known_after(first_seen: dict[str, int], seeds: list[int]) -> list[int]:
     return out
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=1000)
-    ap.add_argument("--chunk-size", type=int, default=None, help="default: rmqha run's for a searched campaign")
-    ap.add_argument("--scenario", default="dledger")
-    ap.add_argument("--adapter", default="reference")
-    ap.add_argument("--seed", type=int, default=0, help="first seed")
-    ap.add_argument("--waves", type=int, default=None, help="the search's waves (default: rmqha run's)")
-    args = ap.parse_args()
-    args.chunk_size = args.chunk_size or search_chunk_size(args.runs)
-    args.waves = args.waves or default_waves(-(-args.runs // args.chunk_size))
-    print(f"{args.scenario} on {args.adapter}: {args.runs} runs from seed {args.seed} in chunks of {args.chunk_size} "
-          f"({args.waves} waves), group sizes {'/'.join(map(str, get_scenario(args.scenario).group_sizes))}, "
-          f"every fault mix; {load()}")
-    print(f"{'campaign':10s} {'runs':>5s} {'states':>7s} {'per 1k runs':>11s} {'run cpu s':>9s} {'states/cpu s':>12s} "
-          f"{'at 25%':>7s} {'at 50%':>7s} {'at 75%':>7s}")
-    seeds = list(range(args.seed, args.seed + args.runs))
+def measure(args, first: int) -> tuple[float, float]:
+    """One seed range: search and sampling from ``first``; prints its rows and returns
+    the ratio per ``args.runs`` runs and at an equal CPU budget."""
+    seeds = list(range(first, first + args.runs))
     figures = {}
     for search in (False, True):
-        first_seen, cpu_of, _ = campaign(search, args, args.seed)
+        first_seen, cpu_of, _ = campaign(search, args, first)
         growth = known_after(first_seen, seeds)
         cpu = sum(cpu_of.values())
         figures[search] = (len(first_seen), cpu, first_seen, cpu_of)
@@ -115,7 +107,7 @@ def main() -> int:
     # sampling on, with the next seeds, until it has spent the search's CPU seconds
     budget = figures[True][1]
     first_seen, cpu_of = dict(figures[False][2]), dict(figures[False][3])
-    start = args.seed
+    start = first
     while sum(cpu_of.values()) < budget:
         start += args.runs
         more, more_cpu, _ = campaign(False, args, start)
@@ -138,6 +130,44 @@ def main() -> int:
           f"{figures[True][0] / equal_cpu:.2f}x the states of sampling given the same CPU seconds "
           f"({'ok' if figures[True][0] / equal_cpu >= TARGET_RATIO else 'MISS'}), "
           f"{per_cpu:.2f}x states per CPU-second at equal runs; {load()}")
+    return ratio, figures[True][0] / equal_cpu
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=1000)
+    ap.add_argument("--chunk-size", type=int, default=None, help="default: rmqha run's for a searched campaign")
+    ap.add_argument("--scenario", default="dledger")
+    ap.add_argument("--adapter", default="reference")
+    ap.add_argument("--seed", type=int, default=0, help="first seed")
+    ap.add_argument("--waves", type=int, default=None, help="the search's waves (default: rmqha run's)")
+    ap.add_argument("--ranges", type=int, default=1,
+                    help="seed ranges to measure (the search's figure moves 5-10%% from one range to another: "
+                         "judge a change of the search on several)")
+    ap.add_argument("--range-step", type=int, default=5000, help="seeds between the first seeds of two ranges")
+    args = ap.parse_args()
+    if args.ranges < 1 or args.range_step < args.runs:
+        ap.error("--ranges is at least 1 and --range-step at least --runs (ranges of seeds that do not overlap)")
+    args.chunk_size = args.chunk_size or search_chunk_size(args.runs)
+    args.waves = args.waves or default_waves(-(-args.runs // args.chunk_size))
+    print(f"{args.scenario} on {args.adapter}: {args.runs} runs from seed {args.seed} in chunks of {args.chunk_size} "
+          f"({args.waves} waves), group sizes {'/'.join(map(str, get_scenario(args.scenario).group_sizes))}, "
+          f"every fault mix; {load()}")
+    print(f"{'campaign':10s} {'runs':>5s} {'states':>7s} {'per 1k runs':>11s} {'run cpu s':>9s} {'states/cpu s':>12s} "
+          f"{'at 25%':>7s} {'at 50%':>7s} {'at 75%':>7s}")
+    ratios = []
+    for k in range(args.ranges):
+        if args.ranges > 1:
+            print(f"-- seed range {k + 1} of {args.ranges}: seeds from {args.seed + k * args.range_step}")
+        ratios.append(measure(args, args.seed + k * args.range_step))
+    if args.ranges > 1:
+        per_runs = sorted(r for r, _ in ratios)
+        same_cpu = sorted(c for _, c in ratios)
+        met = sum(r >= TARGET_RATIO for r in per_runs)
+        print(f"over {args.ranges} seed ranges: per {args.runs} runs {' '.join(f'{r:.2f}x' for r, _ in ratios)} "
+              f"(min {per_runs[0]:.2f}x, median {statistics.median(per_runs):.2f}x; target {TARGET_RATIO:.1f}x met in "
+              f"{met} of {args.ranges}: {'ok' if met == args.ranges else 'MISS'}); same CPU min {same_cpu[0]:.2f}x, "
+              f"median {statistics.median(same_cpu):.2f}x")
     return 0
 
 

@@ -66,6 +66,14 @@ def test_search_coverage_prints_its_target():
     assert "search / sampling:" in out and "target 2.0x" in out and "per CPU-second" in out and "load average" in out
 
 
+def test_search_coverage_sums_up_several_seed_ranges():
+    out = run("benchmarks/search_coverage.py", "--runs", "3", "--chunk-size", "1", "--waves", "2",
+              "--ranges", "2", "--range-step", "100")
+    assert "seed range 2 of 2: seeds from 100" in out
+    summary = out.strip().splitlines()[-1]
+    assert summary.startswith("over 2 seed ranges: per 3 runs") and "median" in summary and "met in" in summary
+
+
 def test_shrinking_prints_both_targets():
     out = run("benchmarks/shrinking.py", "--seeds", "2", "--runs", "4", "--adapter", "mutant:double-vote")
     assert "target median <= 5 s" in out and "failing / passing:" in out and "target <= 2x" in out
