@@ -37,6 +37,7 @@ and a loss is recorded as the finding ``acknowledged_lost_default_acks``.
 from __future__ import annotations
 
 import random
+from typing import Callable
 
 import attrs
 
@@ -904,14 +905,24 @@ def _stretch(rng: random.Random, length: int) -> tuple[int, int]:
     return start, rng.randint(start, min(length, start + 12))
 
 
-def _probed(stretch: list[Step], brokers) -> list[Step]:
-    """``stretch`` with a write of one message to each broker after each of its waits."""
+def _after_waits(stretch: list[Step], insert: Callable[[], list[Step]]) -> list[Step]:
+    """``stretch`` with ``insert()``'s steps after each of its waits."""
     out = []
     for step in stretch:
         out.append(step)
         if step.op == "run":
-            out += [Step("write", ("1", b)) for b in brokers]
+            out += insert()
     return out
+
+
+def _probed(stretch: list[Step], brokers) -> list[Step]:
+    """``stretch`` with a write of one message to each broker after each of its waits."""
+    return _after_waits(stretch, lambda: [Step("write", ("1", b)) for b in brokers])
+
+
+def _elections(stretch: list[Step], brokers, rng: random.Random) -> list[Step]:
+    """``stretch`` with an operator's election of a broker drawn at random after each of its waits."""
+    return _after_waits(stretch, lambda: [Step("elect", (rng.choice(brokers),))])
 
 
 def _overlay(stretch: list[Step], on: Step, off: Step) -> list[Step]:
@@ -932,8 +943,9 @@ def mutate_controller_script(script: Script, config: RunConfig, rng: random.Rand
     the same settings, put a window under a partition, a lossy network or a node's crash
     and restart, cut the active controller off for a window, put a stretch of the run
     itself, half the time its whole fault phase, under a lossy network or a partition,
-    which makes it no longer, or have producers with stale routes write to every broker
-    after each wait of such a stretch), or the same
+    which makes it no longer, have producers with stale routes write to every broker
+    after each wait of such a stretch, or have an operator elect a broker drawn at random
+    after each wait of one), or the same
     faults under another generated configuration; the opening (a master, a first write)
     and the healing suffix stay.
 
@@ -947,8 +959,14 @@ def mutate_controller_script(script: Script, config: RunConfig, rng: random.Rand
     options = script.options
     for _ in range(rng.randint(1, 3)):
         op = rng.choice(("splice", "splice", "cut", "cut", "lossy", "lossy", "bounce", "options", "overlay",
-                         "overlay", "isolate", "isolate", "probe", "probe"))
-        if op == "probe":
+                         "overlay", "isolate", "isolate", "probe", "probe", "elect"))
+        if op == "elect":
+            # an operator moving the master to a broker drawn at random (maybe the master
+            # itself, a broker outside the set or down) after every wait of a stretch: the
+            # controller's answer and the role changes it notifies meet each situation
+            start, stop = _stretch(rng, len(phase))
+            phase[start:stop] = _elections(phase[start:stop], [b for b in nodes if b not in CONTROLLERS], rng)
+        elif op == "probe":
             # producers with stale routes: after every wait of a stretch, a write to each
             # broker whatever its role, so that each state a broker passes through meets a
             # produce request (a slave or a broker without a role refuses it, an old master

@@ -12,7 +12,7 @@ from cli.commands.run import campaign_spec_from, default_chunk_size
 from cli.main import build_parser
 from conformance.campaign import run_one, script_for
 from conformance.faults import DEFAULT_FAULT_MIXES
-from conformance.scenarios.controller import _overlay, _probed, _stretch
+from conformance.scenarios.controller import _elections, _overlay, _probed, _stretch
 from conformance.scenarios.registry import SCENARIOS, get_scenario
 from conformance.script import Step, parse_script
 from conformance.search import MUTATE_SHARE, WARMUP_RUNS, SearchState, reached, searched
@@ -205,6 +205,17 @@ def test_a_controller_probe_writes_to_every_broker_after_each_wait():
     spans = [_stretch(random.Random(k), 30) for k in range(200)]
     assert (0, 30) in spans and all(0 <= a <= b <= 30 and (b - a <= 12 or (a, b) == (0, 30)) for a, b in spans)
     assert any(b - a <= 12 for a, b in spans)
+
+
+def test_a_controller_election_edit_elects_a_broker_after_each_wait():
+    """The elect edit: an operator elects a broker drawn at random after each wait of a
+    stretch."""
+    stretch = [Step("crash", ("b1",)), Step("run", ("500",)), Step("heal"), Step("run", ("200",))]
+    once = _elections(stretch, ["b1", "b2", "b3"], random.Random(7))
+    assert [s.op for s in once] == ["crash", "run", "elect", "heal", "run", "elect"]
+    assert all(s.args[0] in ("b1", "b2", "b3") for s in once if s.op == "elect")
+    drawn = {s.args for k in range(30) for s in _elections(stretch, ["b1", "b2"], random.Random(k)) if s.op == "elect"}
+    assert drawn == {("b1",), ("b2",)}
 
 
 @pytest.mark.parametrize("runs, chunk, waves", [(8, 10, 4), (100, 13, 4), (200, 25, 4), (1_000, 50, 10),
