@@ -956,6 +956,7 @@ def mutate_controller_script(script: Script, config: RunConfig, rng: random.Rand
     closing = _closing(steps)
     head, phase, suffix = steps[:3], steps[3:-closing], steps[-closing:]
     nodes = list(script.nodes)
+    brokers = [b for b in nodes if b not in CONTROLLERS]
     options = script.options
     for _ in range(rng.randint(1, 3)):
         op = rng.choice(("splice", "splice", "cut", "cut", "lossy", "lossy", "bounce", "options", "overlay",
@@ -965,19 +966,19 @@ def mutate_controller_script(script: Script, config: RunConfig, rng: random.Rand
             # itself, a broker outside the set or down) after every wait of a stretch: the
             # controller's answer and the role changes it notifies meet each situation
             start, stop = _stretch(rng, len(phase))
-            phase[start:stop] = _elections(phase[start:stop], [b for b in nodes if b not in CONTROLLERS], rng)
+            phase[start:stop] = _elections(phase[start:stop], brokers, rng)
         elif op == "probe":
             # producers with stale routes: after every wait of a stretch, a write to each
             # broker whatever its role, so that each state a broker passes through meets a
             # produce request (a slave or a broker without a role refuses it, an old master
             # cut off from the others may take it)
             start, stop = _stretch(rng, len(phase))
-            phase[start:stop] = _probed(phase[start:stop], [b for b in nodes if b not in CONTROLLERS])
+            phase[start:stop] = _probed(phase[start:stop], brokers)
         elif op == "isolate":
             # the active controller cut off, maybe with brokers on its side: the brokers
             # that cannot reach it meet a controller group without an active member, and
             # for a while two controllers may believe they are active
-            side = tuple(b for b in nodes if b not in CONTROLLERS and rng.random() < 0.3)
+            side = tuple(b for b in brokers if rng.random() < 0.3)
             at = rng.randint(0, len(phase))
             ms = str(rng.choice((1500, 4000, 12000)))
             phase[at:at] = [Step("isolate-active-controller", side), Step("run", (ms,)), Step("heal")]
