@@ -6,16 +6,18 @@ decision is a spec call (``spec/truncation``); this module keeps state and turns
 decisions into messages.
 
 * Commitlog: messages ``(offset, size, epoch, id)``; ``flushed`` marks the durable
-  prefix. Unacknowledged data is flushed every ``FLUSH_INTERVAL_MS``; acknowledged data
-  is flushed before it is acknowledged (synchronous flush on acknowledgement), so a
-  crash loses only an unacknowledged tail.
+  prefix. Unacknowledged data is flushed every ``FLUSH_INTERVAL_MS``; a master flushes
+  a batch before it sends it, and acknowledged data is flushed before it is acknowledged
+  (synchronous flush on acknowledgement), so a crash loses only a tail that no other
+  replica holds.
 * Durable state (``ReplicaDurable``): the flushed commitlog prefix and the epoch file.
 * Slave connection: READY → HANDSHAKE → TRANSFER. READY drops the dirty tail and sends
   the handshake; the master's reply (its max offset and epoch entries) is decided by
   ``slave_handshake``; in TRANSFER the slave reports its max offset, and each batch
   header is checked by ``on_transfer_header`` (an offset mismatch drops the connection).
 * Master connection per slave: HANDSHAKE until the slave's first report, then TRANSFER:
-  one batch (``next_batch``) in flight per slave; the slave's reported offset is its ack.
+  one batch (``next_batch``) in flight per slave, flushed before it is sent
+  (``flushed_for_transfer``); the slave's reported offset is its ack.
 """
 from __future__ import annotations
 
@@ -49,6 +51,7 @@ from spec.truncation.replication import (
     RoleChangeOutcome,
     change_to_master,
     change_to_slave,
+    flushed_for_transfer,
     next_batch,
     on_transfer_header,
     slave_handshake,
@@ -254,8 +257,12 @@ class BrokerReplica(Outbox):
         if header is None:
             return
         chosen = [(m, i) for m, i in zip(self.log, self.ids) if header.offset <= m.offset < header.offset + header.size]
+        self._flush(self._flushed_for_transfer(header))  # ship only what is flushed
         self.in_flight[slave] = True
         self._send(slave, TransferBatch(self.epoch, header, tuple(m for m, _ in chosen), tuple(i for _, i in chosen)))
+
+    def _flushed_for_transfer(self, header) -> int:
+        return flushed_for_transfer(self.flushed, header, self.variant)
 
     def _acknowledge(self) -> None:
         """allAckInSyncStateSet over every replica: confirmOffset is the spec's over the

@@ -406,6 +406,9 @@ class ControllerModeBroker(BrokerReplica):
             self.connections[slave] = attrs.evolve(self.connections[slave], last_master_max_offset=self.max_offset,
                                                    last_transfer_time_ms=self._now)
 
+    def _flushed_for_transfer(self, header) -> int:
+        return self.rules.flushed_for_transfer(self.flushed, header)
+
     def _acknowledge(self) -> None:
         """Controller mode: confirmOffset by the spec; acknowledgement in ``_settle_writes``."""
         if not self._is_master():

@@ -9,6 +9,7 @@ caught by the invariant it names.
 """
 from __future__ import annotations
 
+import functools
 from typing import Mapping, Optional
 
 import attrs
@@ -37,6 +38,8 @@ from spec.controller.scheduling import scan_need_reelect_broker_sets
 from spec.controller.rules import DEFAULT_RULES, ControllerRules
 from spec.frozenmap import FrozenMap, frozen_map
 from spec.mutants import MutantInfo
+from spec.truncation import replication as _replication
+from spec.truncation.variants import VARIANTS as _TRUNCATION_VARIANTS
 
 CONTROLLER = "controller"
 BROKER = "broker"
@@ -591,6 +594,14 @@ _ALL = (
         "master alone) hold it",
         "step-conformance:put_message",
         BROKER, {"check_write_admission": _admission_ignoring_all_ack},
+    ),
+    Mutant(
+        "broker-ships-unflushed", "rocketmq AutoSwitchHAConnection with ASYNC_FLUSH (5.1.x, develop)",
+        "a master sends slaves bytes it has not flushed (the truncation variant ships-unflushed): a crash can "
+        "take from it a message they hold, and it writes another at that offset under an epoch entry they share",
+        "step-conformance:flushed_for_transfer",
+        BROKER, {"flushed_for_transfer": functools.partial(_replication.flushed_for_transfer,
+                                                           variant=_TRUNCATION_VARIANTS["ships-unflushed"])},
     ),
     Mutant(
         "apply-role-without-epoch-check", None,

@@ -11,6 +11,7 @@ import attrs
 
 from spec.broker import confirm_offset, consume, role, sync_state_set, write
 from spec.broker.records import DEFAULT_HA_CONFIG, BrokerHAConfig
+from spec.truncation import replication
 
 
 @attrs.frozen(slots=True)
@@ -33,6 +34,7 @@ class BrokerRules:
     adopt_sync_state_set_on_promotion: Callable = role.adopt_controller_sync_state_set
     change_broker_role: Callable = role.change_broker_role
     on_restart: Callable = role.on_restart
+    flushed_for_transfer: Callable = replication.flushed_for_transfer  # a master ships only what it has flushed
 
     def shrink(self, local, master_id, caught_up_time, now):
         return self.maybe_shrink(local, master_id, caught_up_time, now, self.config)

@@ -5,8 +5,11 @@ The model (every choice below is a free z3 variable, so a proof covers all of th
 * two replicas, A and B; ``K`` rounds, each under an epoch assigned by the controller:
   a new, larger epoch with a master chosen freely, or (from the second round) the last
   epoch again with the same master, re-confirmed after a quick restart;
-* before each round either replica may crash and lose an unflushed tail of its log
-  (never below the acknowledged point: acknowledged data was flushed everywhere);
+* before each round either replica may crash and lose an unflushed tail of its log:
+  anything past its flushed prefix, which covers what it acknowledged and what it
+  received as a slave (a slave flushes a batch before it reports it) and, as master,
+  what ``flushed_for_transfer`` says it flushed before sending; the crash may leave a
+  torn record (a dirty tail) or not;
 * the master changes role (``change_to_master``: where a crash left a dirty tail, cut
   the epoch file at the log's end; a master re-confirmed in the epoch its file ends
   with keeps that entry; else append ``(epoch, max offset)`` under the append rule)
@@ -14,15 +17,19 @@ The model (every choice below is a free z3 variable, so a proof covers all of th
 * the other replica may then handshake (``find_consistent_point`` on both epoch
   files with the log ends as last ends; an empty or data-less file copies from the
   start) and, if a point exists, truncate there and copy any prefix of the master's
-  log, recording an epoch entry whenever a batch header's epoch changes; what both
-  replicas then hold is acknowledged (allAckInSyncStateSet with a set of two).
+  log, recording an epoch entry whenever a batch header's epoch changes; any prefix of
+  what it copied is then acknowledged (allAckInSyncStateSet with a set of two: the
+  slave's report may not have reached the master yet).
 
-A log is its sequence of message labels: the epoch whose master wrote the message.
-One master per epoch writes each offset that any replica holds at most once (a
-re-confirmed master rewrites only offsets above the acknowledged point, which it lost
-and no other replica copied), so equal labels mean equal messages. The algorithm's
-definitions come from ``spec/truncation/algebra.py`` — the same functions the
-concrete spec runs — evaluated on z3 terms.
+A log is its sequence of message labels: the round in which its master wrote the
+message. Each round's master writes each offset at most once, so equal labels mean
+equal messages, with no assumption about crashes: a master re-confirmed in its epoch
+that lost a tail and writes again at the same offsets writes messages of a new round.
+(The model labelled messages by epoch until session 10, assuming a re-confirmed master
+rewrites only offsets no other replica holds; the reference broke that assumption, and
+the model could not see it: docs/truncation.md.) The algorithm's definitions come from
+``spec/truncation/algebra.py`` — the same functions the concrete spec runs — evaluated
+on z3 terms.
 
 Properties, checked at every handshake of every round:
 
@@ -94,9 +101,10 @@ Z3 = _Z3Ops()
 @attrs.define
 class _Replica:
     name: str
-    labels: list  # z3 Int per offset: epoch of the message there (0 beyond the end)
+    labels: list  # z3 Int per offset: the round that wrote the message there (0 beyond the end)
     max: Any
     file: EpochArrays  # K slots; last_end: the last entry's own end (NO_BOUND: open-ended)
+    flushed: Any = z3.IntVal(0)  # the log's durable prefix: a crash keeps at least this much
 
     def snapshot(self) -> tuple:
         return (self.name, self.labels[:], self.max, list(self.file.epochs), list(self.file.starts), self.file.count)
@@ -160,13 +168,15 @@ def build_history(K: int, W: int = 2, variant: Variant = REFERENCE, reconfirm: b
         cons += [writes >= 0, writes <= W]
         choices[f"e{e}_master_is_B"] = master_is_b
         choices[f"e{e}_writes"] = writes
-        # crashes with flush loss (never below acknowledged data)
+        # crashes lose what was not flushed (never acknowledged data: it was flushed everywhere)
         dirty = {}
         for r in reps:
             lost_to = z3.Int(f"e{e}_{r.name}_max_after_crash")
-            cons += [lost_to >= acked, lost_to <= r.max]
+            cons += [lost_to >= r.flushed, lost_to <= r.max]
             choices[f"e{e}_{r.name}_max_after_crash"] = lost_to
-            dirty[r.name] = lost_to < r.max  # a tail was lost: the log had a dirty tail to drop
+            torn = z3.Bool(f"e{e}_{r.name}_torn")  # the crash left a torn record past the valid data
+            choices[f"e{e}_{r.name}_torn"] = torn
+            dirty[r.name] = z3.And(torn, lost_to < r.max)  # a dirty tail to drop at the role change
             choices[f"e{e}_{r.name}_max_before_crash"] = r.max
             r.max = lost_to
         # the master of this epoch: change_to_master, then write
@@ -175,7 +185,7 @@ def build_history(K: int, W: int = 2, variant: Variant = REFERENCE, reconfirm: b
             r.file = algebra.change_to_master(r.file, epoch, r.max, dirty[r.name], ops, variant,
                                               enabled=is_master).file
             new_max = r.max + writes
-            r.labels = [z3.If(z3.And(is_master, r.max <= o, o < new_max), epoch, r.labels[o]) for o in range(maxo)]
+            r.labels = [z3.If(z3.And(is_master, r.max <= o, o < new_max), e, r.labels[o]) for o in range(maxo)]
             cons.append(z3.Implies(is_master, new_max <= maxo))
             r.max = z3.If(is_master, new_max, r.max)
         a, b = reps
@@ -213,7 +223,11 @@ def build_history(K: int, W: int = 2, variant: Variant = REFERENCE, reconfirm: b
         choices[f"e{e}_copy_to"] = copy_to
         start_from = handshake.log_end
         cons += [z3.Implies(ok, z3.And(copy_to >= start_from, copy_to <= m_max))]
-        labels = [algebra.batch_label(m_arr, o, o + 1, ops, variant) for o in range(maxo)]
+        ack_to = z3.Int(f"e{e}_ack_to")  # how much of the copy the master has heard acknowledged
+        choices[f"e{e}_ack_to"] = ack_to
+        cons += [z3.Implies(ok, z3.And(ack_to >= 0, ack_to <= copy_to))]
+        headers = [algebra.batch_label(m_arr, o, o + 1, ops, variant) for o in range(maxo)]
+        shipped = z3.And(ok, copy_to > start_from)
         for idx, r in enumerate(reps):
             is_slave = z3.Not(master_is_b) if idx == 1 else master_is_b
             act = z3.And(is_slave, ok)
@@ -223,9 +237,16 @@ def build_history(K: int, W: int = 2, variant: Variant = REFERENCE, reconfirm: b
             for o in range(maxo):
                 copying = z3.And(act, start_from <= o, o < copy_to)
                 r.labels[o] = z3.If(copying, m_labels[o], r.labels[o])
-                r.file, _ = algebra.record_header_epoch(r.file, *labels[o], ops, variant, enabled=copying)
+                r.file, _ = algebra.record_header_epoch(r.file, *headers[o], ops, variant, enabled=copying)
             r.max = z3.If(act, copy_to, r.max)
-        acked = z3.If(ok, ops.max(acked, copy_to), acked)
+            # the slave flushes what it receives (a truncation cuts its flushed prefix too); the
+            # master flushes what it sends as flushed_for_transfer says
+            r.flushed = z3.If(act, z3.If(copy_to > start_from, copy_to, ops.min(r.flushed, start_from)),
+                              z3.If(z3.And(z3.Not(is_slave), shipped),
+                                    algebra.flushed_for_transfer(r.flushed, copy_to, ops, variant), r.flushed))
+        acked = z3.If(ok, ops.max(acked, ack_to), acked)
+        for r in reps:  # acknowledged data is flushed on every replica before it is acknowledged
+            r.flushed = ops.max(r.flushed, acked)
         for r in reps:
             checks.append(Check("well-formed", e, z3.Not(well_formed(r))))
         # an epoch has one start everywhere: what makes comparing starts redundant in the model
@@ -280,6 +301,12 @@ def _val(model, term) -> int:
     return model.eval(term, model_completion=True).as_long()
 
 
+def _label(model, history: History, term) -> str:
+    """A message as ``epoch.round``: the epoch of the round whose master wrote it."""
+    r = _val(model, term)
+    return f"{_val(model, history.choices[f'e{r}_epoch'])}.{r}" if r else "?"
+
+
 def render_counterexample(history: History, model, prop: str) -> str:
     """The history as readable steps, then both epoch files and logs where it failed."""
     lines = []
@@ -287,7 +314,9 @@ def render_counterexample(history: History, model, prop: str) -> str:
                   if c.property == prop and z3.is_true(model.eval(c.violated, model_completion=True)))
     for e in range(1, failing + 1):
         ch = history.choices
-        crash = [f"{r} crashes and keeps only {_val(model, ch[f'e{e}_{r}_max_after_crash'])}; " for r in REPLICAS
+        crash = [f"{r} crashes and keeps only {_val(model, ch[f'e{e}_{r}_max_after_crash'])}"
+                 f"{' (a torn record dropped)' if z3.is_true(model.eval(ch[f'e{e}_{r}_torn'], model_completion=True)) else ''}; "
+                 for r in REPLICAS
                  if _val(model, ch[f"e{e}_{r}_max_after_crash"]) < _val(model, ch[f"e{e}_{r}_max_before_crash"])]
         master = "B" if z3.is_true(model.eval(ch[f"e{e}_master_is_B"], model_completion=True)) else "A"
         slave = "A" if master == "B" else "B"
@@ -298,7 +327,8 @@ def render_counterexample(history: History, model, prop: str) -> str:
             t = _val(model, ch[f"e{e}_t"])
             step += f"; {slave} handshakes: consistent point {t}"
             if t != NO_POINT:
-                step += f", copies up to {_val(model, ch[f'e{e}_copy_to'])}"
+                step += (f", copies up to {_val(model, ch[f'e{e}_copy_to'])}, acknowledged up to "
+                         f"{_val(model, ch[f'e{e}_ack_to'])}")
         lines.append(step)
     _, at_handshake, after = history.snapshots[failing - 1]
     states = after if prop in ("well-formed", "epoch-start-agreement") else at_handshake
@@ -308,6 +338,7 @@ def render_counterexample(history: History, model, prop: str) -> str:
         n = _val(model, count)
         entries = " ".join(f"[e{_val(model, epochs[i])}@{_val(model, starts[i])}]" for i in range(n)) or "(empty)"
         end = _val(model, mx)
-        log = " ".join(str(_val(model, labels[o])) for o in range(end)) or "(empty)"
-        lines.append(f"  {name}: epoch file {entries}; log (epoch of each message) {log}; max offset {end}")
+        log = " ".join(_label(model, history, labels[o]) for o in range(end)) or "(empty)"
+        lines.append(f"  {name}: epoch file {entries}; log (epoch of each message, .round that wrote it) {log}; "
+                     f"max offset {end}")
     return "\n".join(lines)

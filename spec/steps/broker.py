@@ -13,6 +13,7 @@ against ``spec.broker`` (the default ``BrokerRules`` with the broker's own
 | ``compute_master_confirm_offset`` | a master's confirmOffset rises only to what ``compute_master_confirm_offset`` allows over the acks its in-sync members reported (none while a member of ``local | proposed`` has reported nothing) |
 | ``put_message`` | a write is refused with the status ``check_write_admission`` gives, and acknowledged (PUT_OK) only when ``replication_status`` says so over the acks reported |
 | ``on_restart`` | a (re)started broker is fenced and knows no role (``on_restart``), and its consume queue ends at or before ``recovered_dispatch_end`` |
+| ``flushed_for_transfer`` | by the end of a step in which a master sends a slave a batch, it has flushed the batch (a master ships only what it has flushed: docs/truncation.md) |
 
 Hidden state rebuilt from the inputs: the slaves connected to a master (``HandshakeRequest``:
 broker id, async learner) and the highest ack each reported (``SlaveReport``) in the
@@ -51,7 +52,7 @@ from spec.controller.records import (
 )
 from spec.steps import NodeSteps, StepEvent, StepViolation, step_property, violation
 from spec.truncation.epoch_file import find_entry_by_epoch
-from spec.truncation.messages import HandshakeRequest, SlaveReport
+from spec.truncation.messages import HandshakeRequest, SlaveReport, TransferBatch
 
 PROCEDURES: dict[str, str] = {
     "change_broker_role": "a broker changes its role only as change_broker_role says for the masterEpoch it is told",
@@ -61,6 +62,7 @@ PROCEDURES: dict[str, str] = {
     "compute_master_confirm_offset": "a master's confirmOffset rises only to what its in-sync members acked",
     "put_message": "a write is refused as check_write_admission says and acknowledged only as replication_status says",
     "on_restart": "a restarted broker is fenced, knows no role, and serves consumers no further than confirmOffset",
+    "flushed_for_transfer": "a master has flushed every batch it sends a slave",
 }
 PROPERTIES: tuple[str, ...] = tuple(step_property(p) for p in PROCEDURES)
 _NEVER = 2**62  # a deadline that never passes: acknowledgements are judged, timeouts are the broker's
@@ -111,6 +113,7 @@ class BrokerSteps(NodeSteps):
         self._proposals(rules, node, event, before, view, out)
         self._confirm_offset(rules, node, event, before, view, out)
         self._acknowledged(rules, node, event, view, out)
+        self._transfers(rules, event, before, view, out)
         node.view = view
 
     # ------------------------------------------------------------------ restart
@@ -150,6 +153,23 @@ class BrokerSteps(NodeSteps):
         for peer, (broker_id, _) in node.slaves.items():
             acks[broker_id] = max(acks.get(broker_id, -1), node.acks.get(peer, -1))
         return acks
+
+    # ------------------------------------------------------------------ what a master ships
+
+    def _transfers(self, rules: BrokerRules, event, before, view, out) -> None:
+        for m in event.outputs:
+            if not isinstance(m.payload, TransferBatch) or not m.payload.header.size:
+                continue  # a keep-alive ships nothing
+            self.judged["flushed_for_transfer"] += 1
+            h = m.payload.header
+            need = rules.flushed_for_transfer(before.flushed, h)
+            if view.flushed < need:
+                out.append(violation("flushed_for_transfer", event.node,
+                                     f"{event.node} at t={event.time} ms, a batch to {m.dst} [{h.offset}, "
+                                     f"{h.offset + h.size})",
+                                     f"flushed to {need} at least by the end of the step that sends it (a master "
+                                     f"ships only what it has flushed; upstream's ASYNC_FLUSH does not: "
+                                     f"ships-unflushed)", f"flushed to {view.flushed}"))
 
     # ------------------------------------------------------------------ roles and SyncStateSets
 

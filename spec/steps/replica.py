@@ -9,7 +9,7 @@ and ``spec/broker/confirm_offset.py``, and returns the violations. What it judge
 |---|---|---|
 | ``role_change`` | ``BecomeMaster`` / ``BecomeSlave`` | the role, epoch and epoch file after are ``change_to_master``'s (the epoch recorded at the log's end, epochs from it dropped) or ``change_to_slave``'s; an older epoch is refused and changes nothing; the log is untouched |
 | ``handshake`` | ``HandshakeRequest`` at a master, ``HandshakeResponse`` at a slave | a master of the request's epoch answers with its max offset and every epoch entry; a slave hand-shaking with its master truncates its log and epoch file to ``slave_handshake``'s consistent point and reports its max offset, or, with no consistent point, keeps both and starts over |
-| ``next_batch`` | any step of a master | each batch starts at the slave's ack, carries the master's own messages of one epoch, is labelled and cut as ``next_batch`` labels and cuts it (its size is free), announces the master's confirm offset |
+| ``next_batch`` | any step of a master | each batch starts at the slave's ack, carries the master's own messages of one epoch, is labelled and cut as ``next_batch`` labels and cuts it (its size is free), announces the master's confirm offset, and is flushed on the master by the end of the step that sends it (``flushed_for_transfer``) |
 | ``on_transfer_header`` | ``TransferBatch`` at a slave | a batch at the slave's max offset is appended and its epoch recorded as ``on_transfer_header`` says (confirm offset included), and the slave reports; a batch elsewhere drops the connection |
 | ``confirm_offset`` | ``ClientWrite``, any step of a master | a master appends a client's write at its end in its epoch (a replica that is not master changes nothing); a write is acknowledged only once ``compute_master_confirm_offset`` over every replica's ack passes it |
 
@@ -17,7 +17,8 @@ Freedoms (docs/step-conformance.md): when a slave hand-shakes after becoming sla
 losing its connection, and when it re-sends its report; how many messages a batch
 carries; empty batches (keep-alives); a batch the network delivered twice (below the
 slave's max offset) may be ignored instead of dropping the connection; when the master
-pushes (one batch in flight or several) and re-sends; when flushes happen.
+pushes (one batch in flight or several) and re-sends; when flushes happen, as long as a
+master has flushed what it sends.
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ from spec.truncation.replication import (
     RoleChangeOutcome,
     change_to_master,
     change_to_slave,
+    flushed_for_transfer,
     next_batch,
     on_transfer_header,
     slave_handshake,
@@ -300,6 +302,12 @@ class ReplicaSteps(NodeSteps):
                 out.append(violation("next_batch", e.node, where + f": a batch to {dst}", expected,
                                      f"epoch {b.epoch}, header at {h.offset} labelled {h.epoch}@{h.epoch_start_offset}, "
                                      f"{h.size} bytes, {len(b.messages)} message(s), confirm offset {h.confirm_offset}"))
+            elif h.size and after.flushed < flushed_for_transfer(before.flushed, h):
+                out.append(violation("next_batch", e.node, where + f": a batch to {dst}",
+                                     f"the batch flushed before it is sent: flushed to "
+                                     f"{flushed_for_transfer(before.flushed, h)} at least (a master ships only what it "
+                                     f"has flushed; upstream's ASYNC_FLUSH does not: ships-unflushed)",
+                                     f"flushed to {after.flushed}, the batch [{h.offset}, {h.offset + h.size})"))
 
     # ------------------------------------------------------------------ writes and acknowledgements
 

@@ -88,6 +88,7 @@ class Variant:
     label_switched_early: bool = False  # the last chunk of an epoch is labelled with the next epoch
     finite_end_after_suffix_truncation: bool = False  # truncation leaves the survivor's old end
     header_epoch_not_recorded: bool = False  # a slave never records the epoch a batch header carries
+    ships_unflushed: bool = False  # a master sends bytes it has not flushed (upstream with ASYNC_FLUSH)
     skip_empty_epochs: bool = True  # reference: entries holding no data are ignored when comparing
 
     def name(self) -> str:
@@ -374,6 +375,20 @@ def batch_label(f: EpochArrays, first_offset: Any, batch_end: Any, ops: Ops,
             e_i, s_i = ops.ite(switch, f.epochs[i + 1], e_i), ops.ite(switch, f.starts[i + 1], s_i)
         epoch, start = ops.ite(inside, e_i, epoch), ops.ite(inside, s_i, start)
     return epoch, start
+
+
+def flushed_for_transfer(flushed: Any, batch_end: Any, ops: Ops, variant: Variant = REFERENCE) -> Any:
+    """How far a master's log must be flushed once it sends a batch ending at ``batch_end``.
+
+    A master ships only what it has flushed, so a crash never takes from it a message a
+    slave already holds: otherwise it could write another message at the same offset
+    under an epoch entry the slave shares (re-confirmed in its epoch after a quick
+    restart, or failed over to again with nothing to append), and the slave, whose
+    consistent point lies past the divergence, would keep the lost message
+    (docs/truncation.md, "A master ships only what it has flushed"). Upstream's transfer
+    reads the page cache, flushed or not (ASYNC_FLUSH): the ``ships-unflushed`` variant.
+    """
+    return flushed if variant.ships_unflushed else ops.max(flushed, batch_end)
 
 
 def record_header_epoch(f: EpochArrays, header_epoch: Any, header_start: Any, ops: Ops,

@@ -152,6 +152,12 @@ def next_batch(
     return TransferHeader(from_offset, epoch, epoch_start, confirm_offset, size)
 
 
+def flushed_for_transfer(flushed: int, header: TransferHeader, variant: Variant = REFERENCE) -> int:
+    """The master's flushed offset once it sends ``header``'s batch: at least the batch's
+    end (a master ships only what it has flushed; ``algebra.flushed_for_transfer``)."""
+    return algebra.flushed_for_transfer(flushed, header.offset + header.size, PY, variant)
+
+
 class HeaderOutcome(enum.Enum):
     APPEND = "APPEND"  # same epoch as the last one received
     APPEND_AND_RECORD_EPOCH = "APPEND_AND_RECORD_EPOCH"  # a new epoch: record (epoch, epochStartOffset)

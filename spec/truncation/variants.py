@@ -59,6 +59,12 @@ MUTANTS: Mapping[str, TruncationVariant] = {m.name: m for m in (
         "a slave appends a batch whose header carries a new epoch without recording (epoch, epochStartOffset)",
         "step-conformance:on_transfer_header", Variant(header_epoch_not_recorded=True)),
     TruncationVariant(
+        "ships-unflushed", "rocketmq AutoSwitchHAConnection with ASYNC_FLUSH (5.1.x, develop)",
+        "a master sends slaves bytes it has not flushed, so a crash can take from it a message they hold; "
+        "re-confirmed or failed over to again, it writes another message at that offset under an epoch "
+        "entry they share",
+        "step-conformance:next_batch", Variant(ships_unflushed=True)),
+    TruncationVariant(
         "upstream-empty-epoch", "rocketmq PR #9942",
         "entries holding no data take part in the comparison, and one starting beyond the log's end is open-ended "
         "(upstream before PR #9942)",

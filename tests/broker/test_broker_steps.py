@@ -24,15 +24,18 @@ from spec.controller.records import (
 from spec.steps import BOOT, MESSAGE, TICK, StepEvent, step_property
 from spec.steps.broker import PROCEDURES, PROPERTIES, BrokerSteps
 from spec.truncation.epoch_file import EpochEntry, EpochFile
-from spec.truncation.messages import HandshakeRequest, SlaveReport
+from spec.truncation.messages import HandshakeRequest, SlaveReport, TransferBatch
+from spec.truncation.replication import Message as LogMessage
+from spec.truncation.replication import TransferHeader
 
 MASTER = BrokerRoleState(1, Role.MASTER, 3, 1, "b1", fenced=False, registered=True)
 SLAVE = BrokerRoleState(1, Role.SLAVE, 3, 2, "b2", fenced=False, registered=True)
 EPOCHS = EpochFile((EpochEntry(3, 0),))
 
 
-def view(role=MASTER, sss=MasterSyncStateSet({1, 2}, 5), max_offset=100, confirm=50, dispatched=None, log=()):
-    return BrokerNodeView("b1", role, sss, max_offset, max_offset, confirm,
+def view(role=MASTER, sss=MasterSyncStateSet({1, 2}, 5), max_offset=100, confirm=50, dispatched=None, log=(),
+         flushed=None):
+    return BrokerNodeView("b1", role, sss, max_offset, max_offset if flushed is None else flushed, confirm,
                           confirm if dispatched is None else dispatched, EPOCHS, tuple(log))
 
 
@@ -204,6 +207,24 @@ def test_put_message_acknowledgement(outcome, all_ack, ack, status, violated):
 def test_put_message_admission(outcome, before, status, violated):
     broker = Broker(before)
     assert broker.step(before, Produce("m9"), [("client", ProduceResult("m9", status))], src="client") == violated
+
+
+# ------------------------------------------------------------------ flushed_for_transfer
+
+
+@pytest.mark.parametrize("outcome, flushed_before, flushed_after, size, violated", [
+    ("flushed_before_it_is_sent", 90, 110, 10, []),
+    ("flushed_already", 110, 110, 10, []),
+    ("sent_unflushed", 90, 100, 10, sp("flushed_for_transfer")),
+    ("sent_one_byte_short_of_flushed", 90, 109, 10, sp("flushed_for_transfer")),
+    ("keep_alive_ships_nothing", 90, 90, 0, []),
+])
+def test_flushed_for_transfer(outcome, flushed_before, flushed_after, size, violated):
+    broker = Broker(view(max_offset=110, flushed=flushed_before))
+    broker.slave("b2", 2, 100)
+    batch = TransferBatch(3, TransferHeader(100, 3, 0, 50, size), (LogMessage(100, size, 3),) if size else (),
+                          ("m9",) if size else ())
+    assert broker.step(view(max_offset=110, flushed=flushed_after), outputs=[("b2", batch)]) == violated
 
 
 # ------------------------------------------------------------------ on_restart

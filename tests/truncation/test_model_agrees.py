@@ -2,8 +2,9 @@
 
 The proof is about what runs only if the model's histories evolve as the concrete
 spec does. A random history of the model's kind (who is master of each epoch,
-re-confirmations of a master in its epoch, crashes that lose an unflushed tail, writes,
-whether and how far the slave copies) is played twice: with the concrete functions of
+re-confirmations of a master in its epoch, crashes that lose an unflushed tail (torn or
+not), writes, whether and how far the slave copies and how much of that is acknowledged)
+is played twice: with the concrete functions of
 ``spec/truncation`` (``change_to_master``, ``slave_handshake``, ``next_batch``,
 ``on_transfer_header``) on epoch files and logs, and by the z3 model (``build_history``) with every choice fixed to the same values.
 Both must reach the same epoch files, logs and handshake outcomes at every epoch, for
@@ -24,6 +25,7 @@ from spec.truncation.replication import (
     HandshakeOutcome,
     Message,
     change_to_master,
+    flushed_for_transfer,
     next_batch,
     on_transfer_header,
     slave_handshake,
@@ -43,17 +45,20 @@ def play(data, k: int, variant) -> tuple[dict, list]:
     """Draw a history and run it with the concrete rules: (the choices, the state after
     each epoch: per replica (epoch file entries, log labels) and the handshake outcome)."""
     files = {r: EpochFile() for r in REPLICAS}
-    logs: dict[str, list[int]] = {r: [] for r in REPLICAS}  # the label (writer's epoch) per offset
+    logs: dict[str, list[int]] = {r: [] for r in REPLICAS}  # the label (the round that wrote it) per offset
+    flushed = {r: 0 for r in REPLICAS}
     acked = 0
     choices: dict[str, int | bool] = {}
     states = []
     epoch, master = 0, None
     for e in range(1, k + 1):
         dirty = {}
-        for r in REPLICAS:  # a crash keeps at least what was acknowledged
-            kept = data.draw(st.integers(acked, len(logs[r])))
+        for r in REPLICAS:  # a crash keeps at least what was flushed
+            kept = data.draw(st.integers(flushed[r], len(logs[r])))
+            torn = data.draw(st.booleans())
             choices[f"e{e}_{r}_max_after_crash"] = kept
-            dirty[r] = kept < len(logs[r])
+            choices[f"e{e}_{r}_torn"] = torn
+            dirty[r] = torn and kept < len(logs[r])
             del logs[r][kept:]
         again = e > 1 and data.draw(st.booleans())  # the last master re-confirmed in its epoch
         if not again:
@@ -62,7 +67,7 @@ def play(data, k: int, variant) -> tuple[dict, list]:
         writes = data.draw(st.integers(0, W))
         choices.update({f"e{e}_master_is_B": master == "B", f"e{e}_writes": writes, f"e{e}_reconfirm": again})
         files[master] = change_to_master(files[master], epoch, len(logs[master]), dirty[master], variant).epoch_file
-        logs[master] += [epoch] * writes
+        logs[master] += [e] * writes
         sync = data.draw(st.booleans())
         choices[f"e{e}_sync"] = sync
         outcome = None
@@ -73,14 +78,20 @@ def play(data, k: int, variant) -> tuple[dict, list]:
                 files[slave] = d.epoch_file
                 start = d.transfer_from if d.truncate_log_to is None else d.truncate_log_to
                 del logs[slave][start:]
+                flushed[slave] = min(flushed[slave], start)
                 copy_to = data.draw(st.integers(len(logs[slave]), len(logs[master])))
-                choices[f"e{e}_copy_to"] = copy_to
+                ack_to = data.draw(st.integers(0, copy_to))
+                choices.update({f"e{e}_copy_to": copy_to, f"e{e}_ack_to": ack_to})
                 master_log = [Message(o, 1, label) for o, label in enumerate(logs[master])]
                 for o in range(len(logs[slave]), copy_to):  # one message per batch, as in the model
                     header = next_batch(files[master], master_log, o, 0, 1, variant)
+                    flushed[master] = flushed_for_transfer(flushed[master], header, variant)
                     files[slave] = on_transfer_header(files[slave], o, header, variant).epoch_file
                     logs[slave].append(logs[master][o])
-                acked = max(acked, copy_to)
+                    flushed[slave] = o + 1  # a slave flushes a batch before it reports it
+                acked = max(acked, ack_to)
+                for r in REPLICAS:  # acknowledged data is flushed everywhere
+                    flushed[r] = max(flushed[r], acked)
         states.append(({r: ([(x.epoch, x.start_offset) for x in files[r].entries], list(logs[r]))
                         for r in REPLICAS}, outcome))
     return choices, states

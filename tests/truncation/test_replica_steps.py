@@ -180,6 +180,7 @@ ROWS = [
      replace_payload(TransferBatch, lambda b: attrs.evolve(b, header=attrs.evolve(b.header, epoch=2))), "next_batch"),
     ("next_batch", "batch from the ack/not from the ack", Set, batch_sent,
      replace_payload(TransferBatch, lambda b: attrs.evolve(b, header=attrs.evolve(b.header, offset=10))), "next_batch"),
+    ("next_batch", "batch from the ack/sent unflushed", Set, batch_sent, lambda e: view(e, flushed=0), "next_batch"),
     # on_transfer_header
     ("on_transfer_header", "APPEND_AND_RECORD_EPOCH", Set, batch_received, None, OK),
     ("on_transfer_header", "APPEND_AND_RECORD_EPOCH/epoch not recorded", Set, batch_received,

@@ -13,6 +13,7 @@ from spec.truncation.replication import (
     TransferHeader,
     change_to_master,
     change_to_slave,
+    flushed_for_transfer,
     next_batch,
     on_transfer_header,
     slave_confirm_offset,
@@ -92,6 +93,29 @@ BATCHES = [
 def test_next_batch(case):
     _, start, limit, header = case
     assert next_batch(MFILE, LOG, start, 50, limit) == header
+
+
+FLUSHES = [
+    # (name, flushed before, batch [offset, offset + size), variant, flushed after)
+    ("unflushed_batch_is_flushed_first", 0, (0, 30), Variant(), 30),
+    ("partly_flushed_batch_flushed_to_its_end", 20, (10, 30), Variant(), 40),
+    ("flushed_exactly_to_the_end", 40, (10, 30), Variant(), 40),
+    ("flushed_past_the_end_unchanged", 41, (10, 30), Variant(), 41),
+    ("ships_unflushed_flushes_nothing", 0, (0, 30), Variant(ships_unflushed=True), 0),
+    ("past_2_to_the_31", 2**31 - 5, (2**31 - 5, 10), Variant(), 2**31 + 5),
+]
+
+
+@pytest.mark.parametrize("case", FLUSHES, ids=[c[0] for c in FLUSHES])
+def test_flushed_for_transfer(case):
+    _, flushed, (offset, size), variant, after = case
+    assert flushed_for_transfer(flushed, TransferHeader(offset, 1, 0, 0, size), variant) == after
+
+
+@given(st.integers(0, 2**40), st.integers(0, 2**40), st.integers(1, 2**20))
+def test_a_master_has_flushed_every_byte_it_sends(flushed, offset, size):
+    after = flushed_for_transfer(flushed, TransferHeader(offset, 1, 0, 0, size))
+    assert after >= offset + size and after >= flushed and after in (flushed, offset + size)
 
 
 def test_label_switched_variant_labels_the_last_batch_with_the_next_epoch():
