@@ -4,7 +4,8 @@ Every rule the proofs reason about is written here against a tiny operations
 interface (``Ops``): an entry's end offset, well-formedness and coverage, the append
 rule, suffix truncation (by offset and by epoch), the role change to master (with its
 re-confirmation rule), find_consistent_point and the slave's handshake decision, the
-label of a transfer batch and the epoch entry a slave records from a batch header.
+label of a transfer batch, how far a master has flushed once it sends one, and the
+epoch entry a slave records from a batch header.
 ``PY`` evaluates them on Python ints (the spec's concrete functions in
 ``epoch_file.py`` and ``replication.py`` call them); ``spec/proofs`` passes z3
 operations and gets z3 terms of the very same definitions. There is no second copy
