@@ -596,9 +596,10 @@ _ALL = (
         BROKER, {"check_write_admission": _admission_ignoring_all_ack},
     ),
     Mutant(
-        "broker-ships-unflushed", "rocketmq AutoSwitchHAConnection with ASYNC_FLUSH (5.1.x, develop)",
-        "a master sends slaves bytes it has not flushed (the truncation variant ships-unflushed): a crash can "
-        "take from it a message they hold, and it writes another at that offset under an epoch entry they share",
+        "broker-ships-unflushed", None,
+        "a master sends slaves bytes it has not flushed, as upstream's AutoSwitchHAConnection does with ASYNC_FLUSH "
+        "(the truncation variant ships-unflushed): a crash can take from it a message they hold, and it writes "
+        "another at that offset under an epoch entry they share",
         "step-conformance:flushed_for_transfer",
         BROKER, {"flushed_for_transfer": functools.partial(_replication.flushed_for_transfer,
                                                            variant=_TRUNCATION_VARIANTS["ships-unflushed"])},
