@@ -6,7 +6,10 @@ entries are controller events, applied by the spec.
 * Log entries are JSON: ``{"events": [...]}`` (``spec.controller.codec``), or ``""``,
   the empty proposal a new leader commits before it serves (upstream
   ``DLedgerController.RoleChangeHandler``: the controller enters the leader state only
-  once an entry of its own term is committed, so it has applied every earlier one).
+  once that very entry is committed and applied, so it has applied every earlier one).
+  Not "an entry of its own term": DLedger lets a restarted leader win its persisted
+  term again (its first campaign does not increment the term), and entries it wrote in
+  that term before the crash may still wait to be committed.
 * Every node applies the committed prefix to its ``metadata`` with
   ``ControllerRules.apply_event``; a restarted node starts empty and replays.
 * Only the *active* controller (leader state entered) answers requests; the others
@@ -264,8 +267,9 @@ class ControllerNode:
             entry = d.log[self.applied]
             self.metadata = self.rules.apply(self.metadata, decode_events(entry.body))
             self.applied += 1
-            if d.role is Role.LEADER and entry.term == d.curr_term and self.active_term != d.curr_term:
-                self.active_term = d.curr_term  # every entry before this one is applied: serve
+            if d.role is Role.LEADER and self.applied == self.noop_index + 1 and self.noop_index >= 0 \
+                    and self.active_term != d.curr_term:
+                self.active_term = d.curr_term  # its own empty proposal and every entry before it applied: serve
                 self.coverage[("controller_role", "ENTER_LEADER_STATE")] += 1
         p = self.pending
         if p is not None and self.applied > p.index:
