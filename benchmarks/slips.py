@@ -72,7 +72,8 @@ def first_failure(adapter: str, runs: int):
         for c in earlier_chunks(spec, chunk):
             known = known.merge(learnt[c.id])
         learnt[chunk.id] = SearchState()
-        results = (searched(configs, run_one, scenario.mutate is not None, known, learnt[chunk.id]) if spec.search
+        results = (searched(configs, run_one, scenario.mutate is not None, known, learnt[chunk.id],
+                             policy=scenario.search_policy) if spec.search
                    else map(run_one, configs))
         for result in results:
             taken += 1

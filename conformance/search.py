@@ -5,10 +5,11 @@ log of an older term, a crash in the instant after a truncation, ...) to chance.
 run reports the abstract states its group went through (``spec/raft/abstract.py``:
 roles, term and log relations, votes, commit, network; the spec's own state space,
 as in model-guided fuzzing). A run that reached a state no earlier run knew of joins
-the *corpus*; a share ``MUTATE_SHARE`` of the runs are no longer generated from their
-own seed but are a mutation of a corpus script (a fault block inserted, a step
-dropped, a wait stretched, the network roughened: ``Scenario.mutate``), favouring
-rare finds; the rest keep sampling.
+the *corpus*; a share of the runs (the scenario's ``SearchPolicy``) are no longer
+generated from their own seed but are a mutation of a corpus script (a fault block
+inserted, a step dropped, a wait stretched, the network roughened: ``Scenario.mutate``),
+its parent drawn to favour rare finds (AFL's energy, or FairFuzz's rare targets); the
+rest keep sampling.
 
 A campaign's chunks run in parallel, so they cannot learn from each other as they
 go; the campaign runs them in *waves* (``CampaignSpec.search_waves``: by default two
@@ -33,10 +34,41 @@ from results.runresult import RunConfig, RunResult
 from results.schema import ABSTRACT_STATE
 
 WARMUP_RUNS = 4  # runs of a chunk that only sample, before the search mutates (first wave)
-MUTATE_SHARE = 0.8  # share of the later runs that mutate a corpus script
 SEARCH_WAVES = 4  # a campaign's chunks run in at least this many waves, each learning from the earlier
 MAX_SEARCH_WAVES = 10  # and at most this many by default (a Spark job each)
 SEARCH_CHUNKS = 20  # a searched campaign's runs are cut into at least this many chunks (of 25 runs or more)
+
+
+@attrs.frozen
+class SearchPolicy:
+    """How a scenario's search spends its runs: the share of runs (after the warm-up) that
+    mutate a corpus script, and how a parent is drawn. ``rare_targets`` False: AFL's energy,
+    a corpus run drawn with the weight of the sum, over the states it reached, of one over
+    how many runs reached each. True: FairFuzz's rare targets (Lemieux and Sen, ASE 2018),
+    a *rare* state drawn uniformly (``rare_states``), then a corpus run that reached it,
+    uniformly: every state at the frontier gets the same share of the mutations, however
+    many other states its runs reached, so the search does not settle on the lineage of
+    the runs that reached the most states."""
+
+    mutate_share: float
+    rare_targets: bool
+
+
+ENERGY = SearchPolicy(mutate_share=0.8, rare_targets=False)
+# DLedger (docs/performance.md, "session 10"): after the first quarter of a campaign a
+# sampled run found 0.0-0.4 new states, a mutated one 0.5-1.5, so nineteen runs in twenty mutate
+RARE_TARGETS = SearchPolicy(mutate_share=0.95, rare_targets=True)
+
+
+def rare_states(hits: Counter, reaching: dict) -> list[str]:
+    """The rare states among those corpus runs reached (``reaching``'s keys), sorted:
+    those reached by at most the *rarity cutoff* of runs, the smallest power of two that
+    is no smaller than the fewest runs that reached any of them (FairFuzz's cutoff)."""
+    fewest = min(hits[s] for s in reaching)
+    cutoff = 1
+    while cutoff < fewest:
+        cutoff *= 2
+    return sorted(s for s in reaching if hits[s] <= cutoff)
 
 
 def default_waves(chunks: int) -> int:
@@ -87,30 +119,39 @@ class SearchState:
 
 def searched(configs: Iterable[RunConfig], run: Callable[[RunConfig], RunResult],
              can_mutate: bool = True, known: SearchState | None = None,
-             learnt: SearchState | None = None) -> Iterator[RunResult]:
+             learnt: SearchState | None = None, policy: SearchPolicy = ENERGY) -> Iterator[RunResult]:
     """Run ``configs`` in order, replacing a share of them by mutations of runs that
     reached new abstract states.
 
     ``known``: what earlier waves of the campaign learnt (their corpus and hits; then
     the search mutates from the first run), else it samples ``WARMUP_RUNS`` runs first.
     ``learnt`` receives what these runs add (their corpus entries and hits), for later
-    waves. A parent is drawn with a weight that favours rare finds (AFL's energy): the
-    sum, over the states it reached, of one over how many runs reached each."""
+    waves. ``policy`` says how often a run mutates and how its parent is drawn
+    (``SearchPolicy``; the scenario's, ``Scenario.search_policy``)."""
     known = known or SearchState()
     learnt = learnt if learnt is not None else SearchState()
     hits: Counter = Counter(known.hits)  # abstract state -> runs that reached it
     corpus = list(known.corpus)
+    reaching: dict[str, list[RunConfig]] = {}  # abstract state -> the corpus runs that reached it, in corpus order
+    for c, states in corpus:
+        for s in states:
+            reaching.setdefault(s, []).append(c)
     for k, config in enumerate(configs):
         rng = random.Random(f"{config.seed}:search")
-        if can_mutate and corpus and (k >= WARMUP_RUNS or known.corpus) and rng.random() < MUTATE_SHARE:
-            weights = [sum(1.0 / hits[s] for s in states) for _, states in corpus]
-            parent = rng.choices([c for c, _ in corpus], weights)[0]
+        if can_mutate and corpus and (k >= WARMUP_RUNS or known.corpus) and rng.random() < policy.mutate_share:
+            if policy.rare_targets:
+                parent = rng.choice(reaching[rng.choice(rare_states(hits, reaching))])
+            else:
+                weights = [sum(1.0 / hits[s] for s in states) for _, states in corpus]
+                parent = rng.choices([c for c, _ in corpus], weights)[0]
             config = attrs.evolve(config, group_size=parent.group_size, fault_mix=parent.fault_mix,
                                   origin=parent.origin + (parent.seed,))
         result = run(config)
         states = frozenset(reached(result))
         if states - hits.keys():
             corpus.append((result.config, states))
+            for s in states:
+                reaching.setdefault(s, []).append(result.config)
             learnt.corpus.append((result.config, states))
         hits.update(states)
         learnt.hits.update(states)

@@ -188,8 +188,9 @@ def run_chunk(spec: CampaignSpec, chunk: Chunk, run_fn: Callable[[RunConfig], Ru
     configs = chunk_configs(spec, chunk)
     if not spec.search:
         return [run(c) for c in configs]
-    return list(searched(configs, run, can_mutate=get_scenario(spec.scenario).mutate is not None, known=known,
-                         learnt=learnt))
+    scenario = get_scenario(spec.scenario)
+    return list(searched(configs, run, can_mutate=scenario.mutate is not None, known=known, learnt=learnt,
+                         policy=scenario.search_policy))
 
 
 def execute_and_commit(out: str, spec: CampaignSpec, chunk: Chunk, run_fn=run_one,

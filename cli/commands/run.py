@@ -44,8 +44,8 @@ def add_campaign_arguments(p) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_shrink_arguments(p)
     p.add_argument("--no-search", action="store_true",
-                   help="sample every run from its seed; by default 80%% of the runs mutate runs that reached new "
-                        "abstract protocol states (docs/scenarios.md)")
+                   help="sample every run from its seed; by default most runs (80%%-95%%, by scenario) mutate runs "
+                        "that reached new abstract protocol states (docs/scenarios.md)")
     p.add_argument("--search-waves", type=POSITIVE, default=None, metavar="N",
                    help="the search runs the chunks in N waves, each starting from what the earlier ones found "
                         f"(default: two chunks a wave, {SEARCH_WAVES} to {MAX_SEARCH_WAVES} waves; 1: every chunk "

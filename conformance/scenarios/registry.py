@@ -27,6 +27,7 @@ from conformance.scenarios.dledger import build_dledger, dledger_outcomes, gener
 from conformance.scenarios.raft import build_raft, generate_raft_script
 from conformance.scenarios.truncation import build_truncation, generate_truncation_script, truncation_outcomes
 from conformance.script import Script
+from conformance.search import ENERGY, RARE_TARGETS, SearchPolicy
 from reference import mutants as dledger_mutants
 from reference import mutants_classic as classic_mutants
 from reference import mutants_controller as controller_mutants
@@ -66,6 +67,8 @@ class Scenario:
     # mutate(script, rng, config) -> a neighbour script, for the search (conformance/search.py);
     # None: the scenario's campaigns only sample
     mutate: Callable[[Script, random.Random, RunConfig], Script] | None = None
+    # how its search spends runs and draws parents (conformance/search.py)
+    search_policy: SearchPolicy = ENERGY
     # every node state its abstract states can hold (spec/raft/abstract.py), for reports
     abstract_universe: tuple[str, ...] = ()
     # the spec profiles it can judge against (--profile), default_profile among them
@@ -94,6 +97,7 @@ SCENARIOS: dict[str, Scenario] = {
         profiles=tuple(DLEDGER_PROFILES),
         group_sizes=(3, 4, 5),  # 4: an even quorum (3 of 4), where off-by-one quorum slips show
         mutate=lambda script, rng, config: mutate_dledger_script(script, rng, config.fault_mix),
+        search_policy=RARE_TARGETS,
         abstract_universe=every_node_state(),
     ),
     "raft": Scenario(
@@ -105,6 +109,7 @@ SCENARIOS: dict[str, Scenario] = {
         build=build_raft,
         group_sizes=(3, 4, 5),
         mutate=lambda script, rng, config: mutate_dledger_script(script, rng, config.fault_mix),
+        search_policy=RARE_TARGETS,
         abstract_universe=every_node_state(),
     ),
     "truncation": Scenario(

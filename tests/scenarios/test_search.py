@@ -4,6 +4,7 @@ healing suffix, and runs report the abstract states the search steers by."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import attrs
 import pytest
@@ -15,8 +16,8 @@ from conformance.faults import DEFAULT_FAULT_MIXES
 from conformance.scenarios.controller import _elections, _overlay, _probed, _stretch
 from conformance.scenarios.registry import SCENARIOS, get_scenario
 from conformance.script import Step, parse_script
-from conformance.search import MUTATE_SHARE, WARMUP_RUNS, SearchState, reached, searched
-from conformance.spark_campaign import CampaignSpec, plan_chunks, plan_waves, run_campaign
+from conformance.search import ENERGY, RARE_TARGETS, WARMUP_RUNS, SearchState, rare_states, reached, searched
+from conformance.spark_campaign import CampaignSpec, Chunk, plan_chunks, plan_waves, run_campaign, run_chunk
 from results import io
 from results.errors import ResultsError
 from results.runresult import RunConfig
@@ -77,7 +78,7 @@ def test_a_mutated_run_is_rebuilt_from_its_lineage(scenario):
 
 def test_searched_mutates_after_the_warm_up_and_favours_new_states():
     """The first WARMUP_RUNS runs sample; later ones are mutations of corpus runs in about
-    MUTATE_SHARE of cases, each naming its ancestors; the same inputs choose the same."""
+    the policy's share of cases, each naming its ancestors; the same inputs choose the same."""
     configs = [config("dledger", s, duration_ms=4_000) for s in range(12)]
     runs = list(searched(configs, run_one))
     again = list(searched(configs, run_one))
@@ -88,10 +89,49 @@ def test_searched_mutates_after_the_warm_up_and_favours_new_states():
     assert len(mutated) <= len(runs) - WARMUP_RUNS
     seeds = {c.seed for c in configs}
     assert all(set(r.config.origin) <= seeds for r in mutated)
-    assert 0 < MUTATE_SHARE < 1
+    assert 0 < ENERGY.mutate_share < 1 and 0 < RARE_TARGETS.mutate_share < 1
     # without mutation (a scenario that has none), the configs run as given
     plain = list(searched(configs[:5], run_one, can_mutate=False))
     assert [r.config for r in plain] == configs[:5]
+
+
+def test_the_rarity_cutoff_is_the_smallest_power_of_two_over_the_fewest_hits():
+    """FairFuzz's rare states: reached by at most the smallest power of two that is no
+    smaller than the fewest runs that reached any state the corpus holds."""
+    hits = Counter({"a": 1, "b": 2, "c": 5, "z": 1})
+    reaching = {"a": [], "b": [], "c": []}  # z: counted, but no corpus run holds it
+    assert rare_states(hits, reaching) == ["a"]
+    hits = Counter({"d": 9, "c": 5, "b": 4, "a": 3})
+    assert rare_states(hits, dict.fromkeys(hits, [])) == ["a", "b"]  # fewest 3: cutoff 4, sorted
+    assert rare_states(Counter({"a": 8, "b": 9}), {"a": [], "b": []}) == ["a"]  # fewest 8: cutoff 8
+
+
+def _one_rare_one_broad():
+    """A known corpus: one run reached a state no other did, another reached 1,000
+    states that ten runs each reached (AFL's energy: 1 against 100)."""
+    rare_run, broad_run = config("dledger", 100), config("dledger", 101)
+    broad = frozenset(f"common-{i}" for i in range(1000))
+    hits = {"only-once": 1, **dict.fromkeys(broad, 10)}
+    return rare_run, broad_run, SearchState([(rare_run, frozenset({"only-once"})), (broad_run, broad)], Counter(hits))
+
+
+def test_the_dledger_search_mutates_runs_that_reached_rare_states():
+    """DLedger's search (RARE_TARGETS) draws a rare state, then a run that reached it: the
+    run with the one rare state is every first run's parent, where AFL's energy (ENERGY,
+    still the controller's) draws the run with a thousand common states."""
+    assert get_scenario("dledger").search_policy == get_scenario("raft").search_policy == RARE_TARGETS
+    assert get_scenario("controller").search_policy == ENERGY
+    rare_run, broad_run, known = _one_rare_one_broad()
+    spec = attrs.evolve(_campaign("r", runs=6, chunk_size=1), group_sizes=(3,))
+    parents = []
+    for seed in range(6):  # each a chunk of one run that starts from the known corpus
+        learnt = SearchState()
+        (result,) = run_chunk(spec, Chunk(f"c{seed}", "reference", seed, seed + 1), run_one, known=known, learnt=learnt)
+        parents.append(result.config.origin[-1:])
+    assert parents.count((rare_run.seed,)) >= 4 and set(parents) <= {(rare_run.seed,), ()}, parents
+    energy = [r.config.origin[-1:] for seed in range(6)
+              for r in searched([config("dledger", seed)], run_one, known=known, policy=ENERGY)]
+    assert energy.count((broad_run.seed,)) >= 4, energy
 
 
 # ---------------------------------------------------------------- waves: the campaign's search
