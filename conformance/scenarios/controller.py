@@ -589,7 +589,8 @@ class ControllerCluster(SimCluster):
         master the active controller records (every acknowledged message is on the master,
         flushed, and elections pick only in-sync members, which a fresh id is not yet), nor,
         while the set has no master (its master died and no one was electable), the last
-        master: its disk holds what it acknowledged, and it is electable again once back."""
+        master: its disk holds what it acknowledged, and it is electable again once back;
+        and never the last broker that holds every acknowledged message."""
         active = self.active_controller()
         if active is None:
             return None
@@ -601,8 +602,23 @@ class ControllerCluster(SimCluster):
             recorded = epochs[max(epochs)] if epochs else None
         master = self.current_master()
         up = [b for b in self.brokers if self.views[b] is not None and b != master
-              and self._broker_id_of(b) != recorded]
+              and self._broker_id_of(b) != recorded and self._another_holds_every_acknowledged(b)]
         return up[-1] if up else None
+
+    def _another_holds_every_acknowledged(self, broker: str) -> bool:
+        """Whether one broker other than ``broker`` (running, or on its disk while down: what
+        was acknowledged was flushed) holds every acknowledged message ``broker`` holds. The
+        recorded master need not: an admin election can land on a broker just as its
+        machine is replaced (seed 490138), and the last copy must not go with the next
+        replacement. (Messages no broker holds any more, which ``acks default`` may lose by
+        design, do not stop a replacement.)"""
+        mine = self.views[broker] or self.last_views.get(broker)
+        needed = self.acknowledged & {e.msg_id for e in mine.log} if mine is not None else set()
+        for b in self.brokers:
+            view = self.views[b] or self.last_views.get(b)
+            if b != broker and view is not None and needed <= {e.msg_id for e in view.log}:
+                return True
+        return not needed
 
     def step_replace(self, step: Step) -> None:
         broker = self.node_arg(step) if step.args else self._dispensable_broker()
