@@ -52,6 +52,7 @@ from spec.controller.records import (
 )
 from spec.steps import NodeSteps, StepEvent, StepViolation, step_property, violation
 from spec.truncation.epoch_file import find_entry_by_epoch
+from spec.steps.replica import shipped_unflushed
 from spec.truncation.messages import HandshakeRequest, SlaveReport, TransferBatch
 
 PROCEDURES: dict[str, str] = {
@@ -162,14 +163,11 @@ class BrokerSteps(NodeSteps):
                 continue  # a keep-alive ships nothing
             self.judged["flushed_for_transfer"] += 1
             h = m.payload.header
-            need = rules.flushed_for_transfer(before.flushed, h)
-            if view.flushed < need:
+            short = shipped_unflushed(before.flushed, view.flushed, h, rules.flushed_for_transfer)
+            if short is not None:
                 out.append(violation("flushed_for_transfer", event.node,
                                      f"{event.node} at t={event.time} ms, a batch to {m.dst} [{h.offset}, "
-                                     f"{h.offset + h.size})",
-                                     f"flushed to {need} at least by the end of the step that sends it (a master "
-                                     f"ships only what it has flushed; upstream's ASYNC_FLUSH does not: "
-                                     f"ships-unflushed)", f"flushed to {view.flushed}"))
+                                     f"{h.offset + h.size})", short, f"flushed to {view.flushed}"))
 
     # ------------------------------------------------------------------ roles and SyncStateSets
 

@@ -56,6 +56,17 @@ from spec.truncation.replication import (
     slave_handshake,
 )
 
+def shipped_unflushed(flushed_before: int, flushed_after: int, header, rule=flushed_for_transfer) -> str | None:
+    """What a master that sent ``header``'s batch must have flushed by the end of the step,
+    if it has not (None: it has, or the batch is a keep-alive). ``rule``: the spec's
+    ``flushed_for_transfer`` (a broker's ``BrokerRules`` field)."""
+    need = rule(flushed_before, header)
+    if not header.size or flushed_after >= need:
+        return None
+    return (f"flushed to {need} at least by the end of the step that sends it (a master ships only what it has "
+            f"flushed; upstream's ASYNC_FLUSH does not: ships-unflushed)")
+
+
 PROCEDURES: dict[str, str] = {
     "role_change": "a replica becomes master or slave as change_to_master / change_to_slave say",
     "handshake": "a master answers a handshake with its log's end and epochs; a slave truncates to slave_handshake's point",
@@ -302,11 +313,8 @@ class ReplicaSteps(NodeSteps):
                 out.append(violation("next_batch", e.node, where + f": a batch to {dst}", expected,
                                      f"epoch {b.epoch}, header at {h.offset} labelled {h.epoch}@{h.epoch_start_offset}, "
                                      f"{h.size} bytes, {len(b.messages)} message(s), confirm offset {h.confirm_offset}"))
-            elif h.size and after.flushed < flushed_for_transfer(before.flushed, h):
-                out.append(violation("next_batch", e.node, where + f": a batch to {dst}",
-                                     f"the batch flushed before it is sent: flushed to "
-                                     f"{flushed_for_transfer(before.flushed, h)} at least (a master ships only what it "
-                                     f"has flushed; upstream's ASYNC_FLUSH does not: ships-unflushed)",
+            elif (short := shipped_unflushed(before.flushed, after.flushed, h)) is not None:
+                out.append(violation("next_batch", e.node, where + f": a batch to {dst}", short,
                                      f"flushed to {after.flushed}, the batch [{h.offset}, {h.offset + h.size})"))
 
     # ------------------------------------------------------------------ writes and acknowledgements
