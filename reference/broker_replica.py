@@ -252,14 +252,16 @@ class BrokerReplica(Outbox):
     def _push(self, slave: str) -> None:
         if slave not in self.acks or self.in_flight.get(slave):
             return
-        header = next_batch(self.epoch_file, self.log, self.acks[slave], self.confirm_offset, MAX_BATCH_BYTES,
-                            self.variant)
+        header = self._next_batch(self.acks[slave])
         if header is None:
             return
         chosen = [(m, i) for m, i in zip(self.log, self.ids) if header.offset <= m.offset < header.offset + header.size]
         self._flush(self._flushed_for_transfer(header))  # ship only what is flushed
         self.in_flight[slave] = True
         self._send(slave, TransferBatch(self.epoch, header, tuple(m for m, _ in chosen), tuple(i for _, i in chosen)))
+
+    def _next_batch(self, from_offset: int):
+        return next_batch(self.epoch_file, self.log, from_offset, self.confirm_offset, MAX_BATCH_BYTES, self.variant)
 
     def _flushed_for_transfer(self, header) -> int:
         return flushed_for_transfer(self.flushed, header, self.variant)

@@ -29,6 +29,7 @@ import attrs
 from reference.broker_replica import (
     BecomeMaster,
     BecomeSlave,
+    MAX_BATCH_BYTES,
     BrokerReplica,
     HandshakeRequest,
     ReplicaDurable,
@@ -405,6 +406,9 @@ class ControllerModeBroker(BrokerReplica):
         if len(self._out) > before and slave in self.connections:
             self.connections[slave] = attrs.evolve(self.connections[slave], last_master_max_offset=self.max_offset,
                                                    last_transfer_time_ms=self._now)
+
+    def _next_batch(self, from_offset: int):
+        return self.rules.next_batch(self.epoch_file, self.log, from_offset, self.confirm_offset, MAX_BATCH_BYTES)
 
     def _flushed_for_transfer(self, header) -> int:
         return self.rules.flushed_for_transfer(self.flushed, header)

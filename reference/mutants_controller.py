@@ -605,6 +605,15 @@ _ALL = (
                                                            variant=_TRUNCATION_VARIANTS["ships-unflushed"])},
     ),
     Mutant(
+        "broker-label-switched-before-header", None,
+        "a master labels the last batch of an epoch with the next epoch (the truncation variant "
+        "label-switched-before-header): a slave records the next epoch where the batch starts, inside the older "
+        "epoch's data",
+        "step-conformance:next_batch",
+        BROKER, {"next_batch": functools.partial(_replication.next_batch,
+                                                 variant=_TRUNCATION_VARIANTS["label-switched-before-header"])},
+    ),
+    Mutant(
         "apply-role-without-epoch-check", None,
         "a broker applies any role notification, older masterEpochs included",
         "never_apply_older_epoch",

@@ -35,6 +35,7 @@ class BrokerRules:
     change_broker_role: Callable = role.change_broker_role
     on_restart: Callable = role.on_restart
     flushed_for_transfer: Callable = replication.flushed_for_transfer  # a master ships only what it has flushed
+    next_batch: Callable = replication.next_batch  # how a master labels and cuts what it ships a slave
 
     def shrink(self, local, master_id, caught_up_time, now):
         return self.maybe_shrink(local, master_id, caught_up_time, now, self.config)

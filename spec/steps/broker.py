@@ -13,12 +13,15 @@ against ``spec.broker`` (the default ``BrokerRules`` with the broker's own
 | ``compute_master_confirm_offset`` | a master's confirmOffset rises only to what ``compute_master_confirm_offset`` allows over the acks its in-sync members reported (none while a member of ``local | proposed`` has reported nothing) |
 | ``put_message`` | a write is refused with the status ``check_write_admission`` gives, and acknowledged (PUT_OK) only when ``replication_status`` says so over the acks reported |
 | ``on_restart`` | a (re)started broker is fenced and knows no role (``on_restart``), and its consume queue ends at or before ``recovered_dispatch_end`` |
+| ``next_batch`` | a batch a broker sends comes from a master in its masterEpoch, starts at the slave's latest report on its connection, announces the master's confirmOffset, and is labelled, cut and filled with the master's own messages as ``next_batch`` labels and cuts it (its size is free; the replicas' judgement, ``spec/steps/replica.misbatched``) |
 | ``flushed_for_transfer`` | by the end of a step in which a master sends a slave a batch, it has flushed the batch (a master ships only what it has flushed: docs/truncation.md) |
 
 Hidden state rebuilt from the inputs: the slaves connected to a master (``HandshakeRequest``:
 broker id, async learner) and the highest ack each reported (``SlaveReport``) in the
 master's epoch. Acks are taken at their highest (a slave that restarted may report less):
 every bound judged from them is an upper bound, so the check never asks more than the spec.
+Where a batch starts is judged against the latest report on the connection instead (a
+handshake starts a connection over, with no report yet), as the replicas' is.
 
 Freedoms (docs/step-conformance.md): when the broker heartbeats, polls, registers, checks
 its set for shrinking and times a call or a write out (its timers); whether it acts on a
@@ -31,7 +34,10 @@ so only the master's own membership is judged there.
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import Counter
+from itertools import islice, takewhile
+from operator import attrgetter
 from typing import Optional
 
 import attrs
@@ -52,8 +58,9 @@ from spec.controller.records import (
 )
 from spec.steps import NodeSteps, StepEvent, StepViolation, step_property, violation
 from spec.truncation.epoch_file import find_entry_by_epoch
-from spec.steps.replica import shipped_unflushed
+from spec.steps.replica import misbatched, shipped_unflushed
 from spec.truncation.messages import HandshakeRequest, SlaveReport, TransferBatch
+from spec.truncation.replication import Message as LogMessage
 
 PROCEDURES: dict[str, str] = {
     "change_broker_role": "a broker changes its role only as change_broker_role says for the masterEpoch it is told",
@@ -63,9 +70,11 @@ PROCEDURES: dict[str, str] = {
     "compute_master_confirm_offset": "a master's confirmOffset rises only to what its in-sync members acked",
     "put_message": "a write is refused as check_write_admission says and acknowledged only as replication_status says",
     "on_restart": "a restarted broker is fenced, knows no role, and serves consumers no further than confirmOffset",
+    "next_batch": "a master sends whole messages of one epoch from the slave's report, labelled as next_batch labels them",
     "flushed_for_transfer": "a master has flushed every batch it sends a slave",
 }
 PROPERTIES: tuple[str, ...] = tuple(step_property(p) for p in PROCEDURES)
+_START = attrgetter("start")
 _NEVER = 2**62  # a deadline that never passes: acknowledgements are judged, timeouts are the broker's
 
 
@@ -75,6 +84,7 @@ class _Broker:
     epoch: int = -1  # the masterEpoch of the slaves' connections below
     slaves: dict = attrs.field(factory=dict)  # node -> (broker id, async learner) from its handshake
     acks: dict = attrs.field(factory=dict)  # node -> the highest ack it reported in ``epoch``
+    reported: dict = attrs.field(factory=dict)  # node -> its latest report since its handshake, in ``epoch``
 
 
 class BrokerSteps(NodeSteps):
@@ -99,6 +109,7 @@ class BrokerSteps(NodeSteps):
             return
         rules = self.rules.get(event.node) or BrokerRules()
         before = node.view
+        reported_before = node.reported.get(event.src)
         self._connections(node, event, view)
         payload = event.payload
         if isinstance(payload, NotifyBrokerRoleChanged):
@@ -114,7 +125,7 @@ class BrokerSteps(NodeSteps):
         self._proposals(rules, node, event, before, view, out)
         self._confirm_offset(rules, node, event, before, view, out)
         self._acknowledged(rules, node, event, view, out)
-        self._transfers(rules, event, before, view, out)
+        self._transfers(rules, node, event, before, view, reported_before, out)
         node.view = view
 
     # ------------------------------------------------------------------ restart
@@ -136,7 +147,7 @@ class BrokerSteps(NodeSteps):
     def _connections(self, node: _Broker, event: StepEvent, view: BrokerNodeView) -> None:
         epoch = view.role_state.master_epoch if view.role_state.role is Role.MASTER else -1
         if epoch != node.epoch:
-            node.epoch, node.slaves, node.acks = epoch, {}, {}
+            node.epoch, node.slaves, node.acks, node.reported = epoch, {}, {}, {}
         payload = event.payload
         if epoch < 0 or event.src is None:
             return
@@ -146,8 +157,10 @@ class BrokerSteps(NodeSteps):
                 node.slaves.pop(event.src, None)
             else:
                 node.slaves[event.src] = (payload.broker_id, payload.async_learner)
+            node.reported.pop(event.src, None)
         elif isinstance(payload, SlaveReport) and payload.epoch == epoch:
             node.acks[event.src] = max(node.acks.get(event.src, -1), payload.max_offset)
+            node.reported[event.src] = payload.max_offset
 
     def _member_acks(self, node: _Broker) -> dict[int, int]:
         acks: dict[int, int] = {}
@@ -157,17 +170,48 @@ class BrokerSteps(NodeSteps):
 
     # ------------------------------------------------------------------ what a master ships
 
-    def _transfers(self, rules: BrokerRules, event, before, view, out) -> None:
+    def _transfers(self, rules: BrokerRules, node: _Broker, event, before, view, reported_before, out) -> None:
         for m in event.outputs:
-            if not isinstance(m.payload, TransferBatch) or not m.payload.header.size:
+            b = m.payload
+            if not isinstance(b, TransferBatch):
+                continue
+            h = b.header
+            what = f"{event.node} at t={event.time} ms, a batch to {m.dst} [{h.offset}, {h.offset + h.size})"
+            self.judged["next_batch"] += 1
+            expected = self._misbatched(node, event, before, view, m.dst, b, reported_before)
+            if expected is not None:
+                out.append(violation("next_batch", event.node, what, expected,
+                                     f"epoch {b.epoch}, header at {h.offset} labelled {h.epoch}@{h.epoch_start_offset}, "
+                                     f"{h.size} bytes, {len(b.messages)} message(s), confirm offset {h.confirm_offset}"))
+            if not h.size:
                 continue  # a keep-alive ships nothing
             self.judged["flushed_for_transfer"] += 1
-            h = m.payload.header
             short = shipped_unflushed(before.flushed, view.flushed, h, rules.flushed_for_transfer)
             if short is not None:
-                out.append(violation("flushed_for_transfer", event.node,
-                                     f"{event.node} at t={event.time} ms, a batch to {m.dst} [{h.offset}, "
-                                     f"{h.offset + h.size})", short, f"flushed to {view.flushed}"))
+                out.append(violation("flushed_for_transfer", event.node, what, short, f"flushed to {view.flushed}"))
+
+    @staticmethod
+    def _misbatched(node: _Broker, event, before, view, dst: str, b: TransferBatch, reported_before) -> str | None:
+        if view.role_state.role is not Role.MASTER:
+            return f"no batch: only a master ships (the broker is {view.role_state.role.name})"
+        h = b.header
+        acks = {node.reported.get(dst)} | ({reported_before} if dst == event.src else set())
+        log = view.log
+        first = bisect_left(log, h.offset, key=_START)
+        entries = view.epoch_file.entries
+        starts = [x.start_offset for x in entries]
+
+        def messages():
+            for e in islice(log, first, None):
+                at = bisect_right(starts, e.start) - 1
+                yield LogMessage(e.start, e.end - e.start, entries[at].epoch if at >= 0 else -1)
+
+        held = [(e.start, e.end, e.msg_id, e.queue, e.queue_offset)
+                for e in takewhile(lambda e: e.start < h.offset + h.size, islice(log, first, None))]
+        shipped = [(m.offset, m.offset + m.size, getattr(i, "msg_id", i), getattr(i, "queue", None),
+                    getattr(i, "queue_offset", None)) for m, i in zip(b.messages, b.ids)]
+        return misbatched(b, view.role_state.master_epoch, view.epoch_file, messages(), acks,
+                          {before.confirm_offset, view.confirm_offset}, held, shipped)
 
     # ------------------------------------------------------------------ roles and SyncStateSets
 

@@ -67,6 +67,31 @@ def shipped_unflushed(flushed_before: int, flushed_after: int, header, rule=flus
             f"flushed; upstream's ASYNC_FLUSH does not: ships-unflushed)")
 
 
+def misbatched(b: TransferBatch, epoch: int, epoch_file: EpochFile, messages: Iterable[LogMessage], acks: set,
+               confirms: set, held: list, shipped: list) -> str | None:
+    """What a master of ``epoch`` should have sent instead of batch ``b`` (None: ``b`` is a
+    batch ``next_batch`` allows). ``acks``: the slave's ack before and after the step (the
+    batch starts there); ``confirms``: the master's confirm offset before and after (the
+    batch announces one); ``messages``: the master's log from the batch's offset on, as
+    the spec's messages; ``held`` and ``shipped``: the master's messages in the batch's range
+    and the batch's own, in one projection the caller picks (replicas and controller-mode
+    brokers keep different records of a message)."""
+    h = b.header
+    if b.epoch != epoch or h.offset not in acks or h.confirm_offset not in confirms:
+        return (f"a batch in epoch {epoch} from the slave's ack "
+                f"({' or '.join(str(a) for a in sorted(x for x in acks if x is not None)) or 'none: no report yet'}), "
+                f"confirm offset {' or '.join(map(str, sorted(confirms)))}")
+    if not (b.messages or h.size):
+        return None  # a keep-alive
+    want = next_batch(epoch_file, messages, h.offset, h.confirm_offset, max(h.size, 1))
+    if want == h and held == shipped:
+        return None
+    if want is None:
+        return "nothing (next_batch: no message there)"
+    return (f"a batch at {want.offset} labelled {want.epoch}@{want.epoch_start_offset}, whole messages of "
+            f"one epoch ({want.size} bytes at most {h.size}), confirm offset {h.confirm_offset}, the master's own")
+
+
 PROCEDURES: dict[str, str] = {
     "role_change": "a replica becomes master or slave as change_to_master / change_to_slave say",
     "handshake": "a master answers a handshake with its log's end and epochs; a slave truncates to slave_handshake's point",
@@ -295,21 +320,11 @@ class ReplicaSteps(NodeSteps):
         for dst, b in batches:
             self.judged["next_batch"] += 1
             h = b.header
-            ok = b.epoch == after.epoch and h.offset in {a.get(dst) for a in acks} \
-                and h.confirm_offset in (before.confirm_offset, after.confirm_offset)
-            expected = "no batch"
-            if ok and (b.messages or h.size):
-                want = next_batch(after.epoch_file, messages, h.offset, h.confirm_offset, max(h.size, 1))
-                chosen = [(o, ep, i) for o, ep, i in after.log if h.offset <= o < h.offset + h.size]
-                ok = want == h and chosen == [(m.offset, m.epoch, i) for m, i in zip(b.messages, b.ids)]
-                expected = "nothing (next_batch: no message there)" if want is None else (
-                    f"a batch at {want.offset} labelled {want.epoch}@{want.epoch_start_offset}, whole messages of "
-                    f"one epoch ({want.size} bytes at most {h.size}), confirm offset {h.confirm_offset}, the master's own")
-            elif not ok:
-                expected = (f"a batch in epoch {after.epoch} from {dst}'s ack "
-                            f"({' or '.join(str(a[dst]) for a in acks if dst in a) or 'none: no report yet'}), "
-                            f"confirm offset {after.confirm_offset}")
-            if not ok:
+            held = [(o, ep, i) for o, ep, i in after.log if h.offset <= o < h.offset + h.size]
+            shipped = [(m.offset, m.epoch, i) for m, i in zip(b.messages, b.ids)]
+            expected = misbatched(b, after.epoch, after.epoch_file, messages, {a.get(dst) for a in acks},
+                                  {before.confirm_offset, after.confirm_offset}, held, shipped)
+            if expected is not None:
                 out.append(violation("next_batch", e.node, where + f": a batch to {dst}", expected,
                                      f"epoch {b.epoch}, header at {h.offset} labelled {h.epoch}@{h.epoch_start_offset}, "
                                      f"{h.size} bytes, {len(b.messages)} message(s), confirm offset {h.confirm_offset}"))

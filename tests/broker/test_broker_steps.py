@@ -11,7 +11,7 @@ import attrs
 import pytest
 
 from reference.node_api import Message
-from spec.broker.messages import BrokerNodeConfig, BrokerNodeView, Produce, ProduceResult
+from spec.broker.messages import BrokerNodeConfig, BrokerNodeView, MessageTag, Produce, ProduceResult
 from spec.broker.records import DEFAULT_HA_CONFIG, BrokerRoleState, LogEntry, MasterSyncStateSet, Role
 from spec.controller.messages import ControllerAnswer, ControllerCall, NotifyBrokerRoleChanged
 from spec.controller.records import (
@@ -209,7 +209,17 @@ def test_put_message_admission(outcome, before, status, violated):
     assert broker.step(before, Produce("m9"), [("client", ProduceResult("m9", status))], src="client") == violated
 
 
-# ------------------------------------------------------------------ flushed_for_transfer
+# ------------------------------------------------------------------ next_batch and flushed_for_transfer
+
+TAG = MessageTag("m9", "q0", 0)
+
+
+def batch(offset=100, size=10, label=(3, 0), confirm=50, epoch=3, messages=None):
+    """A batch of b1's (masterEpoch 3) ``WRITE`` unless told otherwise."""
+    if messages is None:
+        messages = ((LogMessage(100, 10, 3), TAG),) if size else ()
+    return TransferBatch(epoch, TransferHeader(offset, *label, confirm, size), tuple(m for m, _ in messages),
+                         tuple(i for _, i in messages))
 
 
 @pytest.mark.parametrize("outcome, flushed_before, flushed_after, size, violated", [
@@ -220,11 +230,78 @@ def test_put_message_admission(outcome, before, status, violated):
     ("keep_alive_ships_nothing", 90, 90, 0, []),
 ])
 def test_flushed_for_transfer(outcome, flushed_before, flushed_after, size, violated):
-    broker = Broker(view(max_offset=110, flushed=flushed_before))
+    broker = Broker(view(max_offset=110, flushed=flushed_before, log=(WRITE,)))
     broker.slave("b2", 2, 100)
-    batch = TransferBatch(3, TransferHeader(100, 3, 0, 50, size), (LogMessage(100, size, 3),) if size else (),
-                          ("m9",) if size else ())
-    assert broker.step(view(max_offset=110, flushed=flushed_after), outputs=[("b2", batch)]) == violated
+    after = view(max_offset=110, flushed=flushed_after, log=(WRITE,))
+    assert broker.step(after, outputs=[("b2", batch(size=size))]) == violated
+
+
+# two epochs: 3 from 0, 4 from 105; b1 (masterEpoch 4) holds m8 [100, 105) of epoch 3 and m9 [105, 110) of 4
+M8, M9 = LogEntry("m8", 100, 105), LogEntry("m9", 105, 110, queue_offset=1)
+TAG8, TAG9 = MessageTag("m8", "q0", 0), MessageTag("m9", "q0", 1)
+TWO_EPOCHS = EpochFile((EpochEntry(3, 0), EpochEntry(4, 105)))
+MASTER4 = attrs.evolve(MASTER, master_epoch=4)
+
+
+def two_epochs(role=MASTER4):
+    return attrs.evolve(view(role=role, max_offset=110, log=(M8, M9)), epoch_file=TWO_EPOCHS)
+
+
+@pytest.mark.parametrize("outcome, shipped, violated", [
+    ("the_rest_of_an_epoch_labelled_with_it", batch(size=5, label=(3, 0), epoch=4,
+                                                    messages=((LogMessage(100, 5, 3), TAG8),)), []),
+    ("cut_past_the_end_of_its_epoch", batch(size=10, label=(3, 0), epoch=4,
+                                            messages=((LogMessage(100, 5, 3), TAG8), (LogMessage(105, 5, 4), TAG9))),
+     sp("next_batch")),
+    ("labelled_with_the_next_epoch", batch(size=5, label=(4, 105), epoch=4,
+                                           messages=((LogMessage(100, 5, 3), TAG8),)), sp("next_batch")),
+    ("another_message_than_the_masters", batch(size=5, label=(3, 0), epoch=4,
+                                               messages=((LogMessage(100, 5, 3), TAG9),)), sp("next_batch")),
+    ("another_confirm_offset", batch(size=5, label=(3, 0), epoch=4, confirm=60,
+                                     messages=((LogMessage(100, 5, 3), TAG8),)), sp("next_batch")),
+    ("from_an_offset_the_slave_never_reported", batch(offset=105, size=5, label=(4, 105), epoch=4,
+                                                      messages=((LogMessage(105, 5, 4), TAG9),)), sp("next_batch")),
+    ("in_an_older_masterEpoch", batch(size=5, label=(3, 0), epoch=3, messages=((LogMessage(100, 5, 3), TAG8),)),
+     sp("next_batch")),
+    ("a_keep_alive_at_the_ack", batch(size=0, label=(3, 0), epoch=4), []),
+    ("nothing_there", batch(offset=100, size=5, label=(3, 0), epoch=4, messages=()), sp("next_batch")),
+])
+def test_next_batch(outcome, shipped, violated):
+    broker = Broker(two_epochs())
+    broker.slave("b2", 2, 100)
+    assert broker.step(two_epochs(), outputs=[("b2", shipped)]) == violated
+
+
+@pytest.mark.parametrize("outcome, report, offset, violated", [
+    ("from_the_report_it_answers", 105, 105, []),
+    ("from_the_report_before_it", 105, 100, []),
+    ("from_neither", 105, 101, sp("next_batch")),
+])
+def test_next_batch_starts_at_the_latest_report(outcome, report, offset, violated):
+    broker = Broker(two_epochs())
+    broker.slave("b2", 2, 100)
+    shipped = batch(offset=offset, size=5, label=(4, 105), epoch=4, messages=((LogMessage(105, 5, 4), TAG9),)) \
+        if offset == 105 else batch(offset=offset, size=5, label=(3, 0), epoch=4,
+                                    messages=((LogMessage(100, 5, 3), TAG8),))
+    assert broker.step(two_epochs(), SlaveReport(4, report), [("b2", shipped)], src="b2") == violated
+
+
+def test_a_handshake_starts_a_connection_over():
+    """After a handshake and before its first report, the master knows no ack to ship from."""
+    broker = Broker(two_epochs())
+    broker.slave("b2", 2, 100)
+    broker.slave("b2", 2, None)
+    assert broker.step(two_epochs(), outputs=[("b2", batch(size=5, label=(3, 0), epoch=4,
+                                                           messages=((LogMessage(100, 5, 3), TAG8),)))]) \
+        == sp("next_batch")
+
+
+def test_only_a_master_ships():
+    slave = attrs.evolve(MASTER4, role=Role.SLAVE, master_broker_id=2, master_address="b2")
+    broker = Broker(two_epochs(slave))
+    assert broker.step(two_epochs(slave), outputs=[("b3", batch(size=5, label=(3, 0), epoch=4,
+                                                                messages=((LogMessage(100, 5, 3), TAG8),)))]) \
+        == sp("next_batch")
 
 
 # ------------------------------------------------------------------ on_restart

@@ -49,6 +49,7 @@ QUICK = [
     "alter-ignores-sync-state-set-epoch",
     "apply-broker-id-ignores-check-code",
     "apply-role-without-epoch-check",
+    "broker-label-switched-before-header",
     "broker-ships-unflushed",
     "confirm-offset-counts-unreported-ack",
     "confirm-offset-ignores-unconnected-member",
