@@ -260,6 +260,12 @@ class BrokerReplica(Outbox):
         self.in_flight[slave] = True
         self._send(slave, TransferBatch(self.epoch, header, tuple(m for m, _ in chosen), tuple(i for _, i in chosen)))
 
+    def _slave_handshake(self, master_file: EpochFile, master_max: int):
+        return slave_handshake(self.epoch_file, self.max_offset, master_file, master_max, variant=self.variant)
+
+    def _on_transfer_header(self, header):
+        return on_transfer_header(self.epoch_file, self.max_offset, header, self.variant)
+
     def _next_batch(self, from_offset: int):
         return next_batch(self.epoch_file, self.log, from_offset, self.confirm_offset, MAX_BATCH_BYTES, self.variant)
 
@@ -294,8 +300,7 @@ class BrokerReplica(Outbox):
         if self.role is not Role.SLAVE or src != self.master or self.slave_state is not SlaveState.HANDSHAKE \
                 or r.epoch != self.epoch:
             return
-        decision = slave_handshake(self.epoch_file, self.max_offset, EpochFile(r.entries), r.max_offset,
-                                   variant=self.variant)
+        decision = self._slave_handshake(EpochFile(r.entries), r.max_offset)
         self.coverage[("slave_handshake", decision.outcome.value)] += 1
         self.last_handshake = (src, decision.transfer_from, decision.outcome.value, r.max_offset)
         if decision.outcome is HandshakeOutcome.NO_CONSISTENT_POINT:
@@ -315,7 +320,7 @@ class BrokerReplica(Outbox):
         if self.role is not Role.SLAVE or src != self.master or b.epoch != self.epoch or \
                 self.slave_state is not SlaveState.TRANSFER:
             return
-        decision = on_transfer_header(self.epoch_file, self.max_offset, b.header, self.variant)
+        decision = self._on_transfer_header(b.header)
         self.coverage[("on_transfer_header", decision.outcome.value)] += 1
         if decision.outcome is HeaderOutcome.OFFSET_MISMATCH:
             self.slave_state = SlaveState.READY  # drop the connection

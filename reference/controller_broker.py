@@ -407,6 +407,12 @@ class ControllerModeBroker(BrokerReplica):
             self.connections[slave] = attrs.evolve(self.connections[slave], last_master_max_offset=self.max_offset,
                                                    last_transfer_time_ms=self._now)
 
+    def _slave_handshake(self, master_file, master_max: int):
+        return self.rules.slave_handshake(self.epoch_file, self.max_offset, master_file, master_max)
+
+    def _on_transfer_header(self, header):
+        return self.rules.on_transfer_header(self.epoch_file, self.max_offset, header)
+
     def _next_batch(self, from_offset: int):
         return self.rules.next_batch(self.epoch_file, self.log, from_offset, self.confirm_offset, MAX_BATCH_BYTES)
 

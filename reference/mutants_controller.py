@@ -614,6 +614,22 @@ _ALL = (
                                                  variant=_TRUNCATION_VARIANTS["label-switched-before-header"])},
     ),
     Mutant(
+        "broker-max-of-end-offsets", None,
+        "a slave's consistent point takes the max instead of the min of its end offset and its master's in the "
+        "last epoch they share (the truncation variant max-of-end-offsets): it keeps data its master never had",
+        "step-conformance:handshake",
+        BROKER, {"slave_handshake": functools.partial(_replication.slave_handshake,
+                                                      variant=_TRUNCATION_VARIANTS["max-of-end-offsets"])},
+    ),
+    Mutant(
+        "broker-header-epoch-not-recorded", None,
+        "a slave appends a batch whose header carries a new epoch without recording (epoch, epochStartOffset) "
+        "(the truncation variant header-epoch-not-recorded): its epoch file no longer says which epoch its data is",
+        "step-conformance:on_transfer_header",
+        BROKER, {"on_transfer_header": functools.partial(_replication.on_transfer_header,
+                                                         variant=_TRUNCATION_VARIANTS["header-epoch-not-recorded"])},
+    ),
+    Mutant(
         "apply-role-without-epoch-check", None,
         "a broker applies any role notification, older masterEpochs included",
         "never_apply_older_epoch",

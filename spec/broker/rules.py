@@ -36,6 +36,8 @@ class BrokerRules:
     on_restart: Callable = role.on_restart
     flushed_for_transfer: Callable = replication.flushed_for_transfer  # a master ships only what it has flushed
     next_batch: Callable = replication.next_batch  # how a master labels and cuts what it ships a slave
+    slave_handshake: Callable = replication.slave_handshake  # where a slave's log and master's agree
+    on_transfer_header: Callable = replication.on_transfer_header  # how a slave appends a batch
 
     def shrink(self, local, master_id, caught_up_time, now):
         return self.maybe_shrink(local, master_id, caught_up_time, now, self.config)

@@ -15,13 +15,18 @@ against ``spec.broker`` (the default ``BrokerRules`` with the broker's own
 | ``on_restart`` | a (re)started broker is fenced and knows no role (``on_restart``), and its consume queue ends at or before ``recovered_dispatch_end`` |
 | ``next_batch`` | a batch a broker sends comes from a master in its masterEpoch, starts at the slave's latest report on its connection, announces the master's confirmOffset, and is labelled, cut and filled with the master's own messages as ``next_batch`` labels and cuts it (its size is free; the replicas' judgement, ``spec/steps/replica.misbatched``) |
 | ``flushed_for_transfer`` | by the end of a step in which a master sends a slave a batch, it has flushed the batch (a master ships only what it has flushed: docs/truncation.md) |
+| ``handshake`` | a master answers only a handshake of its masterEpoch, with its max offset and every epoch entry; a slave hand-shaking with its master truncates its log and epoch file to ``slave_handshake``'s consistent point and reports its max offset, or, with no consistent point, keeps both and does not report (the replicas' judgement, ``misshaken``) |
+| ``on_transfer_header`` | a slave in the transfer with its master appends a batch at its max offset and records its epoch as ``on_transfer_header`` says (confirmOffset included) and reports; a batch elsewhere appends nothing (the connection drops); a keep-alive or a batch delivered twice may be ignored (``misapplied``) |
 
 Hidden state rebuilt from the inputs: the slaves connected to a master (``HandshakeRequest``:
 broker id, async learner) and the highest ack each reported (``SlaveReport``) in the
 master's epoch. Acks are taken at their highest (a slave that restarted may report less):
 every bound judged from them is an upper bound, so the check never asks more than the spec.
 Where a batch starts is judged against the latest report on the connection instead (a
-handshake starts a connection over, with no report yet), as the replicas' is.
+handshake starts a connection over, with no report yet), as the replicas' is. A slave's
+side of the connection, which its view does not show either: the handshake it sent its
+master (in the masterEpoch it follows), and whether a judged answer put it in the
+transfer (it reported); a role change, a new handshake or a dropped batch ends that.
 
 Freedoms (docs/step-conformance.md): when the broker heartbeats, polls, registers, checks
 its set for shrinking and times a call or a write out (its timers); whether it acts on a
@@ -44,7 +49,7 @@ import attrs
 
 from spec.broker.confirm_offset import ConfirmOutcome
 from spec.broker.messages import BrokerNodeConfig, BrokerNodeView, Produce, ProduceResult
-from spec.broker.records import MasterSyncStateSet, PutMessageStatus, Role
+from spec.broker.records import LogEntry, MasterSyncStateSet, PutMessageStatus, Role
 from spec.broker.role import PollOutcome, RoleDecision, RoleOutcome
 from spec.broker.rules import BrokerRules
 from spec.broker.sync_state_set import ExpandOutcome, maybe_expand
@@ -57,9 +62,9 @@ from spec.controller.records import (
     GetReplicaInfoResponse,
 )
 from spec.steps import NodeSteps, StepEvent, StepViolation, step_property, violation
-from spec.truncation.epoch_file import find_entry_by_epoch
-from spec.steps.replica import misbatched, shipped_unflushed
-from spec.truncation.messages import HandshakeRequest, SlaveReport, TransferBatch
+from spec.truncation.epoch_file import EpochFile, find_entry_by_epoch
+from spec.steps.replica import answers_handshake, misapplied, misbatched, misshaken, shipped_unflushed
+from spec.truncation.messages import HandshakeRequest, HandshakeResponse, SlaveReport, TransferBatch
 from spec.truncation.replication import Message as LogMessage
 
 PROCEDURES: dict[str, str] = {
@@ -72,6 +77,8 @@ PROCEDURES: dict[str, str] = {
     "on_restart": "a restarted broker is fenced, knows no role, and serves consumers no further than confirmOffset",
     "next_batch": "a master sends whole messages of one epoch from the slave's report, labelled as next_batch labels them",
     "flushed_for_transfer": "a master has flushed every batch it sends a slave",
+    "handshake": "a master answers a handshake with its log's end and epochs; a slave truncates to slave_handshake's point",
+    "on_transfer_header": "a slave appends its master's batch at its end and records its epoch as on_transfer_header says",
 }
 PROPERTIES: tuple[str, ...] = tuple(step_property(p) for p in PROCEDURES)
 _START = attrgetter("start")
@@ -85,6 +92,8 @@ class _Broker:
     slaves: dict = attrs.field(factory=dict)  # node -> (broker id, async learner) from its handshake
     acks: dict = attrs.field(factory=dict)  # node -> the highest ack it reported in ``epoch``
     reported: dict = attrs.field(factory=dict)  # node -> its latest report since its handshake, in ``epoch``
+    shaking: Optional[tuple] = None  # (master, masterEpoch) of the handshake a slave sent and had no answer to
+    transfer: Optional[tuple] = None  # (master, masterEpoch) of the transfer a slave is in
 
 
 class BrokerSteps(NodeSteps):
@@ -126,6 +135,7 @@ class BrokerSteps(NodeSteps):
         self._confirm_offset(rules, node, event, before, view, out)
         self._acknowledged(rules, node, event, view, out)
         self._transfers(rules, node, event, before, view, reported_before, out)
+        self._slave_side(node, event, before, view, out)
         node.view = view
 
     # ------------------------------------------------------------------ restart
@@ -212,6 +222,81 @@ class BrokerSteps(NodeSteps):
                     getattr(i, "queue_offset", None)) for m, i in zip(b.messages, b.ids)]
         return misbatched(b, view.role_state.master_epoch, view.epoch_file, messages(), acks,
                           {before.confirm_offset, view.confirm_offset}, held, shipped)
+
+    # ------------------------------------------------------------------ the HA connection, both ends
+
+    def _slave_side(self, node: _Broker, event, before, view, out) -> None:
+        """The handshake answers a broker sent, and, on a slave, its master's answer and batches."""
+        payload, src = event.payload, event.src
+        sent_to_src = [m.payload for m in event.outputs if m.dst == src]
+        reports = [x for x in sent_to_src if isinstance(x, SlaveReport)]
+        role = before.role_state
+        following = _following(before)
+        what = f"{event.node} at t={event.time} ms, {type(payload).__name__} from {src}"
+        if isinstance(payload, HandshakeResponse) and following == (src, payload.epoch) and node.shaking == following \
+                and node.transfer is None:
+            self.judged["handshake"] += 1
+            node.shaking = None
+
+            def log_cut_to(cut):
+                return view.log == (before.log if cut is None else tuple(x for x in before.log if x.end <= cut))
+
+            expected = misshaken(role.master_epoch, before.epoch_file, before.max_offset, payload, view.epoch_file,
+                                 view.max_offset, log_cut_to, None, reports)
+            if expected is not None:
+                out.append(violation("handshake", event.node,
+                                     what + f" (master max {payload.max_offset}, {EpochFile(payload.entries).render()})",
+                                     expected, f"max {view.max_offset}, epochs {view.epoch_file.render()}, "
+                                     f"reports {[x.max_offset for x in reports]}"))
+            node.transfer = following if reports else None
+        elif isinstance(payload, TransferBatch) and following == (src, payload.epoch) and node.transfer == following:
+            self.judged["on_transfer_header"] += 1
+            h = payload.header
+
+            def appended(with_batch: bool) -> bool:
+                if not with_batch:
+                    return view.log == before.log
+                return view.log == before.log + tuple(
+                    LogEntry(getattr(i, "msg_id", i), m.offset, m.offset + m.size, getattr(i, "queue", None),
+                             getattr(i, "queue_offset", None))
+                    for m, i in zip(payload.messages, payload.ids))
+
+            dropped, expected = misapplied(role.master_epoch, before.epoch_file, before.max_offset,
+                                           before.confirm_offset, payload, view.epoch_file, view.max_offset,
+                                           view.confirm_offset, appended, None, reports)
+            if expected is not None:
+                out.append(violation("on_transfer_header", event.node,
+                                     what + f" (header at {h.offset}, epoch {h.epoch}@{h.epoch_start_offset}, "
+                                     f"{h.size} bytes)", expected,
+                                     f"max {view.max_offset}, epochs {view.epoch_file.render()}, confirm offset "
+                                     f"{view.confirm_offset}, reports {[x.max_offset for x in reports]}"))
+            if dropped:
+                node.transfer = None
+        elif following is not None and _following(view) == following and \
+                (view.log != before.log or view.epoch_file.entries != before.epoch_file.entries):
+            self.judged["on_transfer_header"] += 1
+            out.append(violation("on_transfer_header", event.node, what,
+                                 f"its log and epoch file unchanged ({before.epoch_file.render()}, max {before.max_offset}): "
+                                 "a slave's change only on its master's answer or a batch of the transfer it is in",
+                                 f"{view.epoch_file.render()}, max {view.max_offset}"))
+        if isinstance(payload, HandshakeRequest):
+            answers = [x for x in sent_to_src if isinstance(x, HandshakeResponse)]
+            if answers:
+                self.judged["handshake"] += 1
+                expected = answers_handshake(role.master_epoch, before.max_offset, before.epoch_file) \
+                    if role.role is Role.MASTER and payload.epoch == role.master_epoch else None
+                if answers != [expected]:
+                    out.append(violation("handshake", event.node, what,
+                                         "no answer (not the master of that masterEpoch)" if expected is None else
+                                         f"HandshakeResponse(epoch {expected.epoch}, max {expected.max_offset}, "
+                                         f"{before.epoch_file.render()})",
+                                         ", ".join(f"HandshakeResponse(epoch {a.epoch}, max {a.max_offset}, "
+                                                   f"{EpochFile(a.entries).render()})" for a in answers)))
+        if _following(view) != following:
+            node.shaking = node.transfer = None  # a new role: the connection is over
+        for m in event.outputs:
+            if isinstance(m.payload, HandshakeRequest):  # a new connection to its master
+                node.shaking, node.transfer = (m.dst, m.payload.epoch), None
 
     # ------------------------------------------------------------------ roles and SyncStateSets
 
@@ -349,6 +434,12 @@ class BrokerSteps(NodeSteps):
                 out.append(violation("put_message", event.node, what,
                                      f"PUT_OK once the in-sync members {sorted(in_use)} acked offset {entry.end}",
                                      f"acks {dict(sorted(acks.items()))}"))
+
+
+def _following(view: BrokerNodeView) -> Optional[tuple]:
+    """(master, masterEpoch) a slave follows; None for a broker that is not a slave."""
+    role = view.role_state
+    return (role.master_address, role.master_epoch) if role.role is Role.SLAVE else None
 
 
 def _role(state) -> str:

@@ -23,7 +23,7 @@ master has flushed what it sends.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable
+from typing import Callable, Iterable
 
 import attrs
 
@@ -90,6 +90,68 @@ def misbatched(b: TransferBatch, epoch: int, epoch_file: EpochFile, messages: It
         return "nothing (next_batch: no message there)"
     return (f"a batch at {want.offset} labelled {want.epoch}@{want.epoch_start_offset}, whole messages of "
             f"one epoch ({want.size} bytes at most {h.size}), confirm offset {h.confirm_offset}, the master's own")
+
+
+def misshaken(epoch: int, before_file: EpochFile, before_max: int, r: HandshakeResponse, after_file: EpochFile,
+              after_max: int, log_cut_to: Callable[[int | None], bool], transfer: bool | None,
+              reports: list) -> str | None:
+    """What a slave hand-shaking in ``epoch`` should have done on its master's answer ``r``
+    (None: what ``slave_handshake`` says). ``log_cut_to(cut)``: whether its log after is
+    its log before cut at ``cut`` (None: untouched), in the caller's records of a message;
+    ``transfer``: whether it moved on to the transfer (None: not observable, the report
+    shows it, and ignoring the answer altogether is allowed: the slave may have given the
+    handshake up on its own timer, which no view shows); ``reports``: the reports it sent
+    its master in the step."""
+    if transfer is None and not reports and log_cut_to(None) and after_file.entries == before_file.entries:
+        return None
+    d = slave_handshake(before_file, before_max, EpochFile(r.entries), r.max_offset)
+    if d.outcome is HandshakeOutcome.NO_CONSISTENT_POINT:
+        ok = log_cut_to(None) and after_file.entries == before_file.entries and not transfer and not reports
+        return None if ok else f"no consistent point: log and epochs kept ({_entries(before_file)}), no transfer"
+    cut = d.truncate_log_to if d.truncate_log_to is not None else before_max
+    # (entries that hold no data after the cut are the implementation's business)
+    ok = log_cut_to(cut) and _holding(after_file.entries, after_max) == _holding(d.epoch_file.entries, cut) \
+        and transfer is not False and reports == [SlaveReport(epoch, after_max)]
+    return None if ok else (f"{d.outcome.value}: the log cut at {cut}, epochs {_entries(d.epoch_file)}, TRANSFER, "
+                            f"a report of {cut}")
+
+
+def misapplied(epoch: int, before_file: EpochFile, before_max: int, before_confirm: int, b: TransferBatch,
+               after_file: EpochFile, after_max: int, after_confirm: int, appended: Callable[[bool], bool],
+               transfer: bool | None, reports: list) -> tuple[bool, str | None]:
+    """Whether a slave in the transfer of ``epoch`` dropped the connection on its master's
+    batch ``b`` (OFFSET_MISMATCH), and what it should have done instead (None: what
+    ``on_transfer_header`` says). ``appended(True)``: whether its log after is its log
+    before with the batch's messages; ``appended(False)``: whether it is untouched.
+    ``transfer``: whether it is still in the transfer (None: not observable; then a batch
+    left alone, nothing appended or reported, counts as dropped: the slave may have dropped
+    the connection on its own timer, which no view shows)."""
+    h = b.header
+    unchanged = appended(False) and after_file.entries == before_file.entries
+    if (not b.messages or h.offset < before_max) and unchanged:
+        return False, None  # a keep-alive, or a batch delivered twice: ignoring it is allowed
+    if transfer is None and unchanged and not reports:
+        return True, None
+    d = on_transfer_header(before_file, before_max, h)
+    if d.outcome is HeaderOutcome.OFFSET_MISMATCH:
+        ok = unchanged and not transfer
+        return True, None if ok else (f"OFFSET_MISMATCH (the slave is at {before_max}): the connection dropped, "
+                                      f"nothing appended")
+    files = {d.epoch_file.entries}
+    if d.outcome is HeaderOutcome.APPEND_AND_RECORD_EPOCH:
+        files |= {_replacing(before_file.entries, h.epoch, at)
+                  for at in (h.epoch_start_offset, max(h.epoch_start_offset, before_max))}
+    ok = appended(True) and after_file.entries in files \
+        and after_confirm in (d.confirm_offset, max(d.confirm_offset, before_confirm)) \
+        and reports == [SlaveReport(epoch, after_max)]
+    return False, None if ok else (f"{d.outcome.value}: the batch appended at {h.offset}, epochs "
+                                   f"{_entries(d.epoch_file)}, confirm offset {d.confirm_offset}, a report of "
+                                   f"{h.offset + h.size}")
+
+
+def answers_handshake(epoch: int, max_offset: int, epoch_file: EpochFile) -> HandshakeResponse:
+    """A master's answer to a slave's handshake of its epoch: its max offset and every epoch entry."""
+    return HandshakeResponse(epoch, max_offset, epoch_file.entries)
 
 
 PROCEDURES: dict[str, str] = {
@@ -237,7 +299,7 @@ class ReplicaSteps(NodeSteps):
                                      "a HandshakeResponse"))
             return
         self.judged["handshake"] += 1
-        expected = HandshakeResponse(before.epoch, before.max_offset, before.epoch_file.entries)
+        expected = answers_handshake(before.epoch, before.max_offset, before.epoch_file)
         if answers != [expected]:
             out.append(violation("handshake", e.node, where,
                                  f"HandshakeResponse(epoch {before.epoch}, max {before.max_offset}, "
@@ -252,22 +314,16 @@ class ReplicaSteps(NodeSteps):
                 or r.epoch != before.epoch:
             return False
         self.judged["handshake"] += 1
-        d = slave_handshake(before.epoch_file, before.max_offset, EpochFile(r.entries), r.max_offset)
         reports = [x for dst, x in sent if dst == e.src and isinstance(x, SlaveReport)]
-        if d.outcome is HandshakeOutcome.NO_CONSISTENT_POINT:
-            ok = after.log == before.log and after.epoch_file.entries == before.epoch_file.entries \
-                and after.slave_state is not SlaveState.TRANSFER and not reports
-            expected = f"no consistent point: log and epochs kept ({_entries(before.epoch_file)}), no transfer"
-        else:
-            cut = d.truncate_log_to if d.truncate_log_to is not None else before.max_offset
-            kept = tuple(x for x, m in zip(before.log, _messages(before)) if m.end <= cut)
-            # (entries that hold no data after the cut are the implementation's business)
-            ok = after.log == kept and _holding(after.epoch_file.entries, after.max_offset) == _holding(
-                d.epoch_file.entries, cut) \
-                and after.slave_state is SlaveState.TRANSFER and reports == [SlaveReport(before.epoch, after.max_offset)]
-            expected = (f"{d.outcome.value}: the log cut at {cut}, epochs {_entries(d.epoch_file)}, TRANSFER, "
-                        f"a report of {cut}")
-        if not ok:
+
+        def log_cut_to(cut):
+            if cut is None:
+                return after.log == before.log
+            return after.log == tuple(x for x, m in zip(before.log, _messages(before)) if m.end <= cut)
+
+        expected = misshaken(before.epoch, before.epoch_file, before.max_offset, r, after.epoch_file, after.max_offset,
+                             log_cut_to, after.slave_state is SlaveState.TRANSFER, reports)
+        if expected is not None:
             out.append(violation("handshake", e.node, where + f" (master max {r.max_offset}, {_entries(EpochFile(r.entries))})",
                                  expected, f"max {after.max_offset}, epochs {_entries(after.epoch_file)}, "
                                  f"{after.slave_state.value if after.slave_state else None}, "
@@ -283,26 +339,17 @@ class ReplicaSteps(NodeSteps):
             return False
         self.judged["on_transfer_header"] += 1
         h = b.header
-        unchanged = after.log == before.log and after.epoch_file.entries == before.epoch_file.entries
-        if (not b.messages or h.offset < before.max_offset) and unchanged:
-            return True  # a keep-alive, or a batch delivered twice: ignoring it is allowed
-        d = on_transfer_header(before.epoch_file, before.max_offset, h)
         reports = [x for dst, x in sent if dst == e.src and isinstance(x, SlaveReport)]
-        if d.outcome is HeaderOutcome.OFFSET_MISMATCH:
-            ok = unchanged and after.slave_state is not SlaveState.TRANSFER
-            expected = f"OFFSET_MISMATCH (the slave is at {before.max_offset}): the connection dropped, nothing appended"
-        else:
-            appended = before.log + tuple((m.offset, m.epoch, i) for m, i in zip(b.messages, b.ids))
-            files = {d.epoch_file.entries}
-            if d.outcome is HeaderOutcome.APPEND_AND_RECORD_EPOCH:
-                files |= {_replacing(before.epoch_file.entries, h.epoch, at)
-                          for at in (h.epoch_start_offset, max(h.epoch_start_offset, before.max_offset))}
-            ok = after.log == appended and after.epoch_file.entries in files \
-                and after.confirm_offset in (d.confirm_offset, max(d.confirm_offset, before.confirm_offset)) \
-                and reports == [SlaveReport(before.epoch, after.max_offset)]
-            expected = (f"{d.outcome.value}: the batch appended at {h.offset}, epochs {_entries(d.epoch_file)}, "
-                        f"confirm offset {d.confirm_offset}, a report of {h.offset + h.size}")
-        if not ok:
+
+        def appended(with_batch: bool) -> bool:
+            if not with_batch:
+                return after.log == before.log
+            return after.log == before.log + tuple((m.offset, m.epoch, i) for m, i in zip(b.messages, b.ids))
+
+        _, expected = misapplied(before.epoch, before.epoch_file, before.max_offset, before.confirm_offset, b,
+                                 after.epoch_file, after.max_offset, after.confirm_offset, appended,
+                                 after.slave_state is SlaveState.TRANSFER, reports)
+        if expected is not None:
             out.append(violation("on_transfer_header", e.node,
                                  where + f" (header at {h.offset}, epoch {h.epoch}@{h.epoch_start_offset}, {h.size} bytes)",
                                  expected, f"max {after.max_offset}, epochs {_entries(after.epoch_file)}, confirm offset "

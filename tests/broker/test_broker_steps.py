@@ -24,7 +24,7 @@ from spec.controller.records import (
 from spec.steps import BOOT, MESSAGE, TICK, StepEvent, step_property
 from spec.steps.broker import PROCEDURES, PROPERTIES, BrokerSteps
 from spec.truncation.epoch_file import EpochEntry, EpochFile
-from spec.truncation.messages import HandshakeRequest, SlaveReport, TransferBatch
+from spec.truncation.messages import HandshakeRequest, HandshakeResponse, SlaveReport, TransferBatch
 from spec.truncation.replication import Message as LogMessage
 from spec.truncation.replication import TransferHeader
 
@@ -317,3 +317,127 @@ def test_on_restart(outcome, booted, violated):
     steps = BrokerSteps({})
     found = steps.check(StepEvent("b1", 0, BOOT, view=booted))
     assert sorted({v.property for v in found}) == violated
+
+
+# ------------------------------------------------------------------ handshake and on_transfer_header (both ends)
+
+FOLLOWER = BrokerRoleState(1, Role.SLAVE, 4, 2, "b2", fenced=False, registered=True)  # b1 follows b2, masterEpoch 4
+A, B = LogEntry("a", 0, 10), LogEntry("b", 10, 20, queue_offset=1)
+SLAVE_FILE = EpochFile((EpochEntry(3, 0), EpochEntry(4, 10)))  # a of epoch 3, b of epoch 4
+
+
+def slave_view(log=(A, B), epochs=SLAVE_FILE, confirm=0):
+    end = log[-1].end if log else 0
+    return attrs.evolve(view(role=FOLLOWER, sss=None, max_offset=end, confirm=confirm, log=log), epoch_file=epochs)
+
+
+def shaking(before=None) -> Broker:
+    """b1, a slave of b2 in masterEpoch 4, has sent b2 its handshake."""
+    before = before or slave_view()
+    broker = Broker(before)
+    broker.step(before, outputs=[("b2", HandshakeRequest(4, 1, False))])
+    return broker
+
+
+def answer(entries, max_offset):
+    return HandshakeResponse(4, max_offset, tuple(entries))
+
+
+CUT_AT_10 = answer((EpochEntry(3, 0),), 30)  # the master wrote epoch 3 to 30: b's epoch 4 is not the master's
+NO_POINT = answer((EpochEntry(2, 0),), 30)  # no epoch in common
+
+
+@pytest.mark.parametrize("outcome, response, after, reports, violated", [
+    ("truncates_to_the_consistent_point", CUT_AT_10, slave_view((A,), EpochFile((EpochEntry(3, 0),))), [10], []),
+    ("keeps_what_it_must_cut", CUT_AT_10, slave_view(), [20], sp("handshake")),
+    ("cuts_but_does_not_report", CUT_AT_10, slave_view((A,), EpochFile((EpochEntry(3, 0),))), [], sp("handshake")),
+    ("ignores_the_answer_altogether", CUT_AT_10, slave_view(), [], []),  # (it may have given the handshake up)
+    ("cuts_too_much", CUT_AT_10, slave_view((), EpochFile(())), [0], sp("handshake")),
+    ("no_consistent_point_keeps_everything", NO_POINT, slave_view(), [], []),
+    ("no_consistent_point_but_transfers", NO_POINT, slave_view(), [20], sp("handshake")),
+])
+def test_slave_handshake(outcome, response, after, reports, violated):
+    broker = shaking()
+    assert broker.step(after, response, [("b2", SlaveReport(4, r)) for r in reports], src="b2") == violated
+
+
+def test_an_answer_it_did_not_ask_for_is_not_judged():
+    broker = Broker(slave_view())  # sent no handshake
+    assert broker.step(slave_view(), CUT_AT_10, src="b2") == []
+
+
+@pytest.mark.parametrize("outcome, before, handshake, answers, violated", [
+    ("answers_with_its_end_and_epochs", view(max_offset=100), HandshakeRequest(3, 2, False),
+     [HandshakeResponse(3, 100, EPOCHS.entries)], []),
+    ("answers_with_another_end", view(max_offset=100), HandshakeRequest(3, 2, False),
+     [HandshakeResponse(3, 90, EPOCHS.entries)], sp("handshake")),
+    ("answers_a_handshake_of_another_epoch", view(max_offset=100), HandshakeRequest(2, 2, False),
+     [HandshakeResponse(3, 100, EPOCHS.entries)], sp("handshake")),
+    ("a_slave_answers", view(role=SLAVE, sss=None), HandshakeRequest(3, 2, False),
+     [HandshakeResponse(3, 100, EPOCHS.entries)], sp("handshake")),
+    ("does_not_answer_yet", view(max_offset=100), HandshakeRequest(3, 2, False), [], []),
+])
+def test_master_handshake_answer(outcome, before, handshake, answers, violated):
+    broker = Broker(before)
+    assert broker.step(before, handshake, [("b2", a) for a in answers], src="b2") == violated
+
+
+TAG_C = MessageTag("c", "q0", 2)
+C = LogEntry("c", 10, 20, queue_offset=2)
+TRUNCATED = slave_view((A,), EpochFile((EpochEntry(3, 0),)))
+
+
+def transferring() -> Broker:
+    """b1 truncated to 10 on b2's answer and reported: it is in the transfer."""
+    broker = shaking()
+    assert broker.step(TRUNCATED, CUT_AT_10, [("b2", SlaveReport(4, 10))], src="b2") == []
+    return broker
+
+
+def header_batch(offset=10, label=(3, 0), confirm=5, messages=((LogMessage(10, 10, 3), TAG_C),)):
+    size = sum(m.size for m, _ in messages)
+    return TransferBatch(4, TransferHeader(offset, *label, confirm, size), tuple(m for m, _ in messages),
+                         tuple(i for _, i in messages))
+
+
+@pytest.mark.parametrize("outcome, shipped, after, reports, violated", [
+    ("appends_at_its_end", header_batch(), slave_view((A, C), TRUNCATED.epoch_file, confirm=5), [20], []),
+    ("appends_but_does_not_report", header_batch(), slave_view((A, C), TRUNCATED.epoch_file, confirm=5), [],
+     sp("on_transfer_header")),
+    ("appends_another_message", header_batch(), slave_view((A, B), TRUNCATED.epoch_file, confirm=5), [20],
+     sp("on_transfer_header")),
+    ("confirms_past_the_masters", header_batch(), slave_view((A, C), TRUNCATED.epoch_file, confirm=20), [20],
+     sp("on_transfer_header")),
+    ("records_the_new_epoch", header_batch(label=(4, 10), messages=((LogMessage(10, 10, 4), TAG_C),)),
+     slave_view((A, C), SLAVE_FILE, confirm=5), [20], []),
+    ("does_not_record_the_new_epoch", header_batch(label=(4, 10), messages=((LogMessage(10, 10, 4), TAG_C),)),
+     slave_view((A, C), TRUNCATED.epoch_file, confirm=5), [20], sp("on_transfer_header")),
+    ("drops_a_batch_past_its_end", header_batch(offset=15), TRUNCATED, [], []),
+    ("appends_a_batch_past_its_end", header_batch(offset=15), slave_view((A, C), TRUNCATED.epoch_file, confirm=5),
+     [20], sp("on_transfer_header")),
+    ("ignores_a_keep_alive", header_batch(messages=()), TRUNCATED, [], []),
+    ("ignores_a_batch_at_its_end", header_batch(), TRUNCATED, [], []),  # (it may have dropped the connection)
+])
+def test_on_transfer_header(outcome, shipped, after, reports, violated):
+    broker = transferring()
+    assert broker.step(after, shipped, [("b2", SlaveReport(4, r)) for r in reports], src="b2") == violated
+
+
+def test_a_dropped_connection_appends_nothing_until_it_hand_shakes_again():
+    broker = transferring()
+    assert broker.step(TRUNCATED, header_batch(offset=15), src="b2") == []  # OFFSET_MISMATCH: dropped
+    assert broker.step(TRUNCATED, header_batch(), src="b2") == []  # a late batch of the dropped connection, ignored
+    assert broker.step(slave_view((A, C), TRUNCATED.epoch_file, confirm=5), header_batch(), src="b2") \
+        == sp("on_transfer_header")  # appended outside a transfer
+
+
+def test_a_batch_left_alone_ends_the_transfer():
+    broker = transferring()
+    assert broker.step(TRUNCATED, header_batch(), src="b2") == []  # dropped on its own timer
+    assert broker.step(slave_view((A, C), TRUNCATED.epoch_file, confirm=5), header_batch(), [("b2", SlaveReport(4, 20))],
+                       src="b2") == sp("on_transfer_header")
+
+
+def test_a_slave_changes_its_log_only_on_its_masters_answer_or_batch():
+    broker = transferring()
+    assert broker.step(slave_view((), EpochFile(())), outputs=()) == sp("on_transfer_header")  # on a tick
