@@ -18,7 +18,9 @@ What this layer adds, each decision a spec call (``spec/broker``, through a
   offsets (``spec.broker.consume``).
 
 Calls go to the controller the broker believes active; CONTROLLER_NOT_LEADER or no
-answer within ``CALL_TIMEOUT_MS`` moves on to the next controller.
+answer within ``CALL_TIMEOUT_MS`` moves on to the next controller (at once). A
+registration step the controller refuses is tried again after
+``spec.broker.register.retry_pause_ms``, as upstream's ``startBasicService`` pauses.
 """
 from __future__ import annotations
 
@@ -113,6 +115,7 @@ class ControllerModeBroker(BrokerReplica):
         self.next_poll = now + self.rules.config.sync_broker_metadata_period_ms
         self.next_shrink = now + self.rules.config.check_sync_state_set_period_ms
         self.next_register_try = now
+        self.register_failures = 0  # refused registration tries in a row (reg.retry_pause_ms)
         entries = self.log_entries()
         self.dispatch = self.rules.recovered_dispatch_end(self.confirm_offset, self.max_offset)
         self.next_queue_offsets = self.rules.next_queue_offsets_after_recovery(entries, self.confirm_offset)
@@ -281,6 +284,8 @@ class ControllerModeBroker(BrokerReplica):
             return  # an answer to a step this broker has already left
         self.coverage[("register", f"{before.state.value}->{self.registration.state.value}")] += 1
         self._changed(persist=True)
+        if response.code == ResponseCode.SUCCESS:
+            self.register_failures = 0
         if self.registration.broker_id is not None and self.role_state.broker_id is None:
             self.role_state = attrs.evolve(self.role_state, broker_id=self.registration.broker_id)
         if isinstance(response, RegisterBrokerResponse) and response.code == ResponseCode.SUCCESS:
@@ -289,8 +294,16 @@ class ControllerModeBroker(BrokerReplica):
             if decision.outcome is RoleOutcome.NO_MASTER:
                 self._call(ElectMasterRequest.of_broker_trigger(self.setup.cluster_name, self.setup.broker_name,
                                                                 self.broker_id), now)
-        else:
+        elif response.code == ResponseCode.SUCCESS:
             self.next_register_try = now  # next step at the next tick
+        else:
+            self._register_failed(now)
+
+    def _register_failed(self, now: int) -> None:
+        """The controller refused a registration step: the next try after a pause, not at
+        once (a broker the controller keeps refusing would otherwise ask again on every answer)."""
+        self.register_failures += 1
+        self.next_register_try = now + reg.retry_pause_ms(self.register_failures)
 
     # ------------------------------------------------------------------ roles
 

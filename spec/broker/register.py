@@ -5,6 +5,14 @@ getNextBrokerId -> write a temp metadata file (id, "addr;millis") -> applyBroker
 registerBroker. The files are durable, so a restart resumes from the furthest step
 it reached (``confirmNowRegisteringState``). After registering, a broker that learnt
 no master asks electMaster for itself (spec/broker/role.py).
+
+A step the controller refuses is tried again after a pause (:func:`retry_pause_ms`),
+never at once: upstream's ``ReplicasManager.startBasicService`` (5.1.1 on) sleeps
+``random.nextInt(1000)`` ms after each failed ``register()`` ("to avoid registration
+concurrency conflicts"), and after five failed tries returns to ``start``'s retry
+thread, which sleeps ``RETRY_INTERVAL_SECOND`` (5 s) before five more. When the broker
+tries is a freedom of step conformance (spec/steps/broker.py); this is what the
+reference broker does (reference/controller_broker.py).
 """
 from __future__ import annotations
 
@@ -51,6 +59,18 @@ def on_restart(persisted: BrokerRegistrationState) -> BrokerRegistrationState:
     if persisted.temp_broker_id is not None:
         return attrs.evolve(persisted, state=RegisterState.CREATE_TEMP_METADATA_FILE_DONE)
     return attrs.evolve(persisted, state=RegisterState.INITIAL)
+
+
+# startBasicService: a failed register() is followed by a sleep of random.nextInt(1000) ms
+# (taken here at its bound), and every fifth by RETRY_INTERVAL_SECOND more.
+RETRY_PAUSE_MS = 1_000
+TRIES_PER_ROUND = 5
+ROUND_PAUSE_MS = 5_000
+
+
+def retry_pause_ms(failures: int) -> int:
+    """The pause before the next try after ``failures`` (>= 1) failed tries in a row."""
+    return RETRY_PAUSE_MS + (ROUND_PAUSE_MS if failures % TRIES_PER_ROUND == 0 else 0)
 
 
 Request = Union[GetNextBrokerIdRequest, ApplyBrokerIdRequest, RegisterBrokerRequest]
