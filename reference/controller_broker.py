@@ -58,6 +58,7 @@ from spec.controller.records import (
     GetNextBrokerIdResponse,
     GetReplicaInfoRequest,
     GetReplicaInfoResponse,
+    RESPONSE_TYPE_OF,
     RegisterBrokerResponse,
     ResponseCode,
 )
@@ -239,11 +240,13 @@ class ControllerModeBroker(BrokerReplica):
                 self.controller_index += 1
 
     def _on_answer(self, src: str, answer: ControllerAnswer, now: int) -> None:
-        entry = self.calls.pop(answer.call_id, None)
-        if entry is None:
-            return
-        request, _ = entry
+        entry = self.calls.get(answer.call_id)
         response = answer.response
+        # upstream decodes a reply by its own call's response header, so an answer of
+        # another kind cannot be taken for it: the call stays open (and times out)
+        if entry is None or type(response) is not RESPONSE_TYPE_OF.get(type(entry[0])):
+            return
+        del self.calls[answer.call_id]
         if response.code == ResponseCode.CONTROLLER_NOT_LEADER:
             self.controller_index += 1
             self.next_register_try = now  # try the next controller at the next tick

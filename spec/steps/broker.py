@@ -135,7 +135,7 @@ class BrokerSteps(NodeSteps):
         self._confirm_offset(rules, node, event, before, view, out)
         self._acknowledged(rules, node, event, view, out)
         self._transfers(rules, node, event, before, view, reported_before, out)
-        self._slave_side(node, event, before, view, out)
+        self._ha_connection(node, event, before, view, out)
         node.view = view
 
     # ------------------------------------------------------------------ restart
@@ -225,7 +225,7 @@ class BrokerSteps(NodeSteps):
 
     # ------------------------------------------------------------------ the HA connection, both ends
 
-    def _slave_side(self, node: _Broker, event, before, view, out) -> None:
+    def _ha_connection(self, node: _Broker, event, before, view, out) -> None:
         """The handshake answers a broker sent, and, on a slave, its master's answer and batches."""
         payload, src = event.payload, event.src
         sent_to_src = [m.payload for m in event.outputs if m.dst == src]
