@@ -4,12 +4,9 @@ entries are controller events, applied by the spec.
 * Replication and election are the foundation's ``DLedgerNode``, unchanged: every
   DLedger message is handed to it.
 * Log entries are JSON: ``{"events": [...]}`` (``spec.controller.codec``), or ``""``,
-  the empty proposal a new leader commits before it serves (upstream
-  ``DLedgerController.RoleChangeHandler``: the controller enters the leader state only
-  once that very entry is committed and applied, so it has applied every earlier one).
-  Not "an entry of its own term": DLedger lets a restarted leader win its persisted
-  term again (its first campaign does not increment the term), and entries it wrote in
-  that term before the crash may still wait to be committed.
+  the empty proposal a new leader commits before it serves: it enters the leader state
+  when ``ControllerRules.enters_leader_state`` says (spec/controller/scheduling.py: once
+  that very entry is applied, as upstream's ``DLedgerController.RoleChangeHandler``).
 * Every node applies the committed prefix to its ``metadata`` with
   ``ControllerRules.apply_event``; a restarted node starts empty and replays.
 * Only the *active* controller (leader state entered) answers requests; the others
@@ -267,9 +264,9 @@ class ControllerNode:
             entry = d.log[self.applied]
             self.metadata = self.rules.apply(self.metadata, decode_events(entry.body))
             self.applied += 1
-            if d.role is Role.LEADER and self.applied == self.noop_index + 1 and self.noop_index >= 0 \
-                    and self.active_term != d.curr_term:
-                self.active_term = d.curr_term  # its own empty proposal and every entry before it applied: serve
+            if d.role is Role.LEADER and self.active_term != d.curr_term \
+                    and self.rules.enters_leader_state(self.applied, self.noop_index, entry.term, d.curr_term):
+                self.active_term = d.curr_term  # serve
                 self.coverage[("controller_role", "ENTER_LEADER_STATE")] += 1
         p = self.pending
         if p is not None and self.applied > p.index:

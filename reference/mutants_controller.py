@@ -57,6 +57,12 @@ class Mutant(MutantInfo):
 # --------------------------------------------------------------------------- controller mutants
 
 
+def _serves_on_an_entry_of_its_term(applied, own_empty_proposal, last_applied_term, term):
+    """The reference before session 10's fix: the leader state once an entry of its own term is applied."""
+    return last_applied_term == term
+
+
+
 def _alter_npe_without_master(metadata, request, liveness, **kwargs):
     """#7293: the master check dereferenced the recorded master; with none it threw, and the
     controller answered the failed future with a system error."""
@@ -628,6 +634,14 @@ _ALL = (
         "step-conformance:on_transfer_header",
         BROKER, {"on_transfer_header": functools.partial(_replication.on_transfer_header,
                                                          variant=_TRUNCATION_VARIANTS["header-epoch-not-recorded"])},
+    ),
+    Mutant(
+        "serves-before-own-empty-proposal", None,
+        "a new leader serves once any entry of its term is applied, not its own empty proposal: a restarted "
+        "leader that wins its persisted term again decides on metadata missing the uncommitted entries it "
+        "wrote in that term before the crash",
+        "step-conformance:apply_event",
+        CONTROLLER, {"enters_leader_state": _serves_on_an_entry_of_its_term},
     ),
     Mutant(
         "apply-role-without-epoch-check", None,

@@ -749,6 +749,29 @@ def _with_replacements(steps: list[Step], rng: random.Random) -> list[Step]:
     return steps
 
 
+def _with_controller_bounce(steps: list[Step], rng: random.Random, brokers: tuple[str, ...]) -> list[Step]:
+    """On about a third of the seeds with controller crashes, the story "controller bounce"
+    (docs/controller-stack.md, "The scenario"): the active controller, cut off from its peers
+    but not from the brokers, takes an operator's election it cannot commit, crashes, and
+    restarts within the election timeout. DLedger lets it win its persisted term again
+    (a restarted node's first campaign keeps the term) with that entry still uncommitted;
+    under a lossy network its peers' acks come slowly while operators ask for elections,
+    so a controller that serves before its own empty proposal is applied decides on
+    metadata without the entry (upstream's RoleChangeHandler waits for it). Drawn from a
+    stream of its own, so that the rest of a seed's plan stays what it was."""
+    if rng.random() >= 0.3:
+        return steps
+    bounce = [Step("isolate-active-controller", brokers), Step("elect"),
+              Step("run", (str(rng.choice((100, 300, 1000))),)), Step("crash-active-controller"), Step("heal"),
+              Step("run", (str(rng.choice((50, 200, 500, 1000, 2000))),)), Step("restart-all"),
+              Step("net", ("1..60", f"drop={rng.choice(('0.1', '0.3'))}", "dup=0.05"))]
+    for _ in range(8):
+        bounce += [Step("run", (str(rng.choice((50, 100, 200, 400))),)), Step("elect")]
+    bounce += [Step("run", ("3000",)), Step("net", ("default",))]
+    at = rng.randint(3, len(steps) - 7)  # after the first master, before the closing steps
+    return steps[:at] + bounce + steps[at:]
+
+
 def generate_controller_script(config: RunConfig, fault_mixes: dict) -> Script:
     """3 controllers and 2 or 3 brokers; writes, consumes, and faults of the mix on both
     tiers (broker crashes with flush loss, controller leader crashes, partitions between
@@ -905,6 +928,8 @@ def generate_controller_script(config: RunConfig, fault_mixes: dict) -> Script:
               Step("write", ("2",)), Step("run", ("5000",)), Step("consume",)]
     if "crash" in faults:
         steps = _with_replacements(steps, random.Random(f"{config.seed}:replacements"))
+    if "crash-leader" in faults:
+        steps = _with_controller_bounce(steps, random.Random(f"{config.seed}:controller-bounce"), brokers)
     return Script("controller", nodes, config.seed, config.profile, config.adapter, start_spread_ms=500,
                   steps=tuple(steps), options=tuple(options))
 

@@ -56,6 +56,7 @@ class ControllerRules:
     apply_event: Callable = events.apply_event
     on_broker_heartbeat: Callable = heartbeat.on_broker_heartbeat
     scan_need_reelect_broker_sets: Callable = scheduling.scan_need_reelect_broker_sets
+    enters_leader_state: Callable = scheduling.enters_leader_state
     controller_not_leader: Callable = api.controller_not_leader
 
     @classmethod

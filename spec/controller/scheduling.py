@@ -24,6 +24,18 @@ if TYPE_CHECKING:  # pragma: no cover
     from spec.controller.rules import ControllerRules
 
 
+def enters_leader_state(applied: int, own_empty_proposal: int, last_applied_term: int, term: int) -> bool:
+    """Whether a DLedger leader of ``term`` may start serving (enter the leader state) once it
+    has applied ``applied`` entries, the last of ``last_applied_term``: only once its own empty
+    proposal (at index ``own_empty_proposal``; -1: not proposed yet) is applied, so every entry
+    before it is (``DLedgerController.RoleChangeHandler``: appendToDLedgerAndWait of an empty
+    body, then the leader state). Not "an entry of its own term applied": DLedger lets a
+    restarted leader win its persisted term again (its first campaign does not increment the
+    term), and entries it wrote in that term before the crash may still wait to be committed
+    (``restarted-leader-serves-after-its-own-empty-proposal.rmqha``)."""
+    return 0 <= own_empty_proposal < applied
+
+
 def on_broker_inactive(metadata: ControllerMetadata, identity: BrokerIdentity) -> bool:
     """``ControllerManager.onBrokerInactive``: elect only when the inactive broker is the recorded master."""
     known = metadata.known(identity.broker_name)

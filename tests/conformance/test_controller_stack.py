@@ -1,5 +1,6 @@
 """The controller stack: the reference is green over campaign seeds, runs replay byte for
 byte, and each controller mutant is killed by a seeded campaign run (docs/controller-stack.md)."""
+import attrs
 import pytest
 
 from conformance.campaign import execute, run_one
@@ -72,6 +73,7 @@ SLOW = {
     "elect-offset-comparator-overflow": "mutant-10578-elect-offset-comparator-overflow.rmqha",
     "no-periodic-reelect": "mutant-no-periodic-reelect.rmqha",
     "unclean-pass-always": "mutant-unclean-pass-always.rmqha",
+    "serves-before-own-empty-proposal": "mutant-serves-before-own-empty-proposal.rmqha",
     **{name: f"mutant-{name}.rmqha" for name in (
         "follower-serves-reads", "register-names-dead-master", "replica-info-hides-dead-master", "broker-ids-from-zero",
         "forced-clean-keeps-unlisted", "reelect-masterless-sets", "learner-joins-sync-state-set",
@@ -102,3 +104,28 @@ def test_a_campaign_runs_controller_mutants_and_names_bad_ones_in_one_line(tmp_p
                  "--out", str(tmp_path / "other")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "unknown controller mutant 'bogus'" in err[0]
+
+
+def test_the_controller_bounce_nemesis_is_drawn_apart_from_the_rest_of_the_plan(monkeypatch):
+    """About a third of the seeds with controller crashes get the controller bounce
+    (conformance/scenarios/controller.py ``_with_controller_bounce``) inserted whole; every
+    other step of the seed's plan is what it is without it, and mixes without controller
+    crashes never get it."""
+    import conformance.scenarios.controller as controller_scenario
+
+    generate = get_scenario("controller").generate
+    with_bounce = {seed: generate(config(seed)).steps for seed in range(60)}
+    partition = [generate(attrs.evolve(config(seed), fault_mix="partition")).steps for seed in range(20)]
+    monkeypatch.setattr(controller_scenario, "_with_controller_bounce", lambda steps, rng, brokers: steps)
+    bounced = 0
+    for seed, steps in with_bounce.items():
+        plain = generate(config(seed)).steps
+        if steps != plain:
+            bounced += 1
+            extra = len(steps) - len(plain)
+            at = next(i for i, (a, b) in enumerate(zip(steps, plain)) if a != b)
+            assert steps[:at] + steps[at + extra:] == plain
+            assert [s.op for s in steps[at:at + 5]] == ["isolate-active-controller", "elect", "run",
+                                                          "crash-active-controller", "heal"]
+    assert 12 <= bounced <= 28, bounced
+    assert partition == [generate(attrs.evolve(config(seed), fault_mix="partition")).steps for seed in range(20)]

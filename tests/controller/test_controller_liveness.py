@@ -17,6 +17,7 @@ from spec.controller.heartbeat import (
 )
 from spec.controller.records import BrokerIdentity, ResponseCode as RC
 from spec.controller.scheduling import (
+    enters_leader_state,
     on_broker_inactive,
     scan_inactive_master_and_reelect,
     scan_need_reelect_broker_sets,
@@ -171,3 +172,29 @@ def test_periodic_reelect_catches_a_master_this_node_never_saw():
     assert [e.broker_name for e in result.elections] == [NAME]
     assert state_of(result.metadata).master_broker_id == 2
     assert scan_inactive_master_and_reelect(m, table, 1_000, R51, is_leader=False).metadata == m
+
+
+# ------------------------------------------------------------------ the leader state (RoleChangeHandler)
+
+
+@pytest.mark.parametrize("outcome, applied, own_empty_proposal, last_applied_term, term, serves", [
+    ("not_proposed_yet", 5, -1, 2, 2, False),
+    ("own_proposal_not_yet_applied", 5, 5, 2, 2, False),
+    ("own_proposal_just_applied", 6, 5, 2, 2, True),
+    ("entries_after_own_proposal_applied", 9, 5, 2, 2, True),
+    ("an_entry_of_its_term_applied_before_its_own_proposal", 3, 5, 2, 2, False),
+    ("first_entry_is_its_own_proposal", 1, 0, 1, 1, True),
+])
+def test_enters_leader_state_once_its_own_empty_proposal_is_applied(outcome, applied, own_empty_proposal,
+                                                                      last_applied_term, term, serves):
+    assert enters_leader_state(applied, own_empty_proposal, last_applied_term, term) is serves
+
+
+@given(st.integers(0, 2**40), st.integers(-1, 2**40), st.integers(0, 50), st.integers(0, 50))
+def test_a_leader_never_serves_before_its_own_proposal_and_keeps_serving_after(applied, own, last_term, term):
+    serves = enters_leader_state(applied, own, last_term, term)
+    if applied <= own or own < 0:
+        assert not serves  # its own empty proposal (or one not made yet) is not applied: whatever the terms
+    if serves:
+        assert enters_leader_state(applied + 1, own, last_term, term)  # applying more never takes it back
+    assert enters_leader_state(own + 1, own, last_term, term) is (own >= 0)  # the entry itself is enough
