@@ -54,6 +54,13 @@ class Mutant(MutantInfo):
         return attrs.evolve(rules, **dict(self.replaces))
 
 
+def _broker_ha_variant(name: str, procedure: str, variant: str, description: str, violates: str) -> "Mutant":
+    """A broker whose HA ``procedure`` (a ``BrokerRules`` field, the name of its
+    spec/truncation/replication.py function) is the truncation variant ``variant``'s."""
+    return Mutant(name, None, description, violates, BROKER,
+                  {procedure: functools.partial(getattr(_replication, procedure), variant=_TRUNCATION_VARIANTS[variant])})
+
+
 # --------------------------------------------------------------------------- controller mutants
 
 
@@ -601,39 +608,31 @@ _ALL = (
         "step-conformance:put_message",
         BROKER, {"check_write_admission": _admission_ignoring_all_ack},
     ),
-    Mutant(
-        "broker-ships-unflushed", None,
+    _broker_ha_variant(
+        "broker-ships-unflushed", "flushed_for_transfer", "ships-unflushed",
         "a master sends slaves bytes it has not flushed, as upstream's AutoSwitchHAConnection does with ASYNC_FLUSH "
         "(the truncation variant ships-unflushed): a crash can take from it a message they hold, and it writes "
         "another at that offset under an epoch entry they share",
         "step-conformance:flushed_for_transfer",
-        BROKER, {"flushed_for_transfer": functools.partial(_replication.flushed_for_transfer,
-                                                           variant=_TRUNCATION_VARIANTS["ships-unflushed"])},
     ),
-    Mutant(
-        "broker-label-switched-before-header", None,
+    _broker_ha_variant(
+        "broker-label-switched-before-header", "next_batch", "label-switched-before-header",
         "a master labels the last batch of an epoch with the next epoch (the truncation variant "
         "label-switched-before-header): a slave records the next epoch where the batch starts, inside the older "
         "epoch's data",
         "step-conformance:next_batch",
-        BROKER, {"next_batch": functools.partial(_replication.next_batch,
-                                                 variant=_TRUNCATION_VARIANTS["label-switched-before-header"])},
     ),
-    Mutant(
-        "broker-max-of-end-offsets", None,
+    _broker_ha_variant(
+        "broker-max-of-end-offsets", "slave_handshake", "max-of-end-offsets",
         "a slave's consistent point takes the max instead of the min of its end offset and its master's in the "
         "last epoch they share (the truncation variant max-of-end-offsets): it keeps data its master never had",
         "step-conformance:handshake",
-        BROKER, {"slave_handshake": functools.partial(_replication.slave_handshake,
-                                                      variant=_TRUNCATION_VARIANTS["max-of-end-offsets"])},
     ),
-    Mutant(
-        "broker-header-epoch-not-recorded", None,
+    _broker_ha_variant(
+        "broker-header-epoch-not-recorded", "on_transfer_header", "header-epoch-not-recorded",
         "a slave appends a batch whose header carries a new epoch without recording (epoch, epochStartOffset) "
         "(the truncation variant header-epoch-not-recorded): its epoch file no longer says which epoch its data is",
         "step-conformance:on_transfer_header",
-        BROKER, {"on_transfer_header": functools.partial(_replication.on_transfer_header,
-                                                         variant=_TRUNCATION_VARIANTS["header-epoch-not-recorded"])},
     ),
     Mutant(
         "serves-before-own-empty-proposal", None,

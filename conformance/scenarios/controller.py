@@ -758,7 +758,9 @@ def _with_controller_bounce(steps: list[Step], rng: random.Random, brokers: tupl
     under a lossy network its peers' acks come slowly while operators ask for elections,
     so a controller that serves before its own empty proposal is applied decides on
     metadata without the entry (upstream's RoleChangeHandler waits for it). Drawn from a
-    stream of its own, so that the rest of a seed's plan stays what it was."""
+    stream of its own, so that the rest of a seed's plan stays what it was; not on a seed
+    whose plan has a crash-looping broker (``_with_replacements``: ids past 16 need every
+    replacement to register)."""
     if rng.random() >= 0.3:
         return steps
     bounce = [Step("isolate-active-controller", brokers), Step("elect"),
@@ -768,6 +770,8 @@ def _with_controller_bounce(steps: list[Step], rng: random.Random, brokers: tupl
     for _ in range(8):
         bounce += [Step("run", (str(rng.choice((50, 100, 200, 400))),)), Step("elect")]
     bounce += [Step("run", ("3000",)), Step("net", ("default",))]
+    if any(step.op == "replace" for step in steps):
+        return steps  # a crash-looping broker's replacements need an active controller throughout
     at = rng.randint(3, len(steps) - 7)  # after the first master, before the closing steps
     return steps[:at] + bounce + steps[at:]
 
