@@ -49,7 +49,6 @@ def first_kill(name: str, budget: int):
 QUICK = [
     "alter-ignores-sync-state-set-epoch",
     "apply-broker-id-ignores-check-code",
-    "apply-role-without-epoch-check",
     "broker-header-epoch-not-recorded",
     "broker-label-switched-before-header",
     "broker-max-of-end-offsets",
@@ -77,7 +76,7 @@ SLOW = {
     **{name: f"mutant-{name}.rmqha" for name in (
         "follower-serves-reads", "register-names-dead-master", "replica-info-hides-dead-master", "broker-ids-from-zero",
         "forced-clean-keeps-unlisted", "reelect-masterless-sets", "learner-joins-sync-state-set",
-        "alter-rejection-drops-proposal", "all-ack-ignored")},
+        "alter-rejection-drops-proposal", "all-ack-ignored", "apply-role-without-epoch-check")},
 }
 
 
