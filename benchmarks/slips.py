@@ -73,7 +73,7 @@ def first_failure(adapter: str, runs: int):
             known = known.merge(learnt[c.id])
         learnt[chunk.id] = SearchState()
         results = (searched(configs, run_one, scenario.mutate is not None, known, learnt[chunk.id],
-                             policy=scenario.search_policy) if spec.search
+                             policy=scenario.search_policy, fault_mixes=spec.fault_mixes) if spec.search
                    else map(run_one, configs))
         for result in results:
             taken += 1

@@ -119,7 +119,8 @@ class SearchState:
 
 def searched(configs: Iterable[RunConfig], run: Callable[[RunConfig], RunResult],
              can_mutate: bool = True, known: SearchState | None = None,
-             learnt: SearchState | None = None, policy: SearchPolicy = ENERGY) -> Iterator[RunResult]:
+             learnt: SearchState | None = None, policy: SearchPolicy = ENERGY,
+             fault_mixes: tuple[str, ...] = ()) -> Iterator[RunResult]:
     """Run ``configs`` in order, replacing a share of them by mutations of runs that
     reached new abstract states.
 
@@ -127,7 +128,10 @@ def searched(configs: Iterable[RunConfig], run: Callable[[RunConfig], RunResult]
     the search mutates from the first run), else it samples ``WARMUP_RUNS`` runs first.
     ``learnt`` receives what these runs add (their corpus entries and hits), for later
     waves. ``policy`` says how often a run mutates and how its parent is drawn
-    (``SearchPolicy``; the scenario's, ``Scenario.search_policy``)."""
+    (``SearchPolicy``; the scenario's, ``Scenario.search_policy``). ``fault_mixes``: the
+    campaign's, recorded in every mutated run (``RunConfig.search_fault_mixes``): its
+    insert edits draw from all their faults, so a lineage is not bound to the fault mix
+    its first script was generated with (dledger, raft)."""
     known = known or SearchState()
     learnt = learnt if learnt is not None else SearchState()
     hits: Counter = Counter(known.hits)  # abstract state -> runs that reached it
@@ -145,7 +149,7 @@ def searched(configs: Iterable[RunConfig], run: Callable[[RunConfig], RunResult]
                 weights = [sum(1.0 / hits[s] for s in states) for _, states in corpus]
                 parent = rng.choices([c for c, _ in corpus], weights)[0]
             config = attrs.evolve(config, group_size=parent.group_size, fault_mix=parent.fault_mix,
-                                  origin=parent.origin + (parent.seed,))
+                                  origin=parent.origin + (parent.seed,), search_fault_mixes=tuple(fault_mixes))
         result = run(config)
         states = frozenset(reached(result))
         if states - hits.keys():

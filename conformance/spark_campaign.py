@@ -190,7 +190,7 @@ def run_chunk(spec: CampaignSpec, chunk: Chunk, run_fn: Callable[[RunConfig], Ru
         return [run(c) for c in configs]
     scenario = get_scenario(spec.scenario)
     return list(searched(configs, run, can_mutate=scenario.mutate is not None, known=known, learnt=learnt,
-                         policy=scenario.search_policy))
+                         policy=scenario.search_policy, fault_mixes=spec.fault_mixes))
 
 
 def execute_and_commit(out: str, spec: CampaignSpec, chunk: Chunk, run_fn=run_one,

@@ -28,6 +28,10 @@ class RunConfig:
     # else the seeds of its ancestors, oldest first: the script of origin[0], mutated by
     # each later ancestor's seed and then by this run's own
     origin: tuple[int, ...] = ()
+    # a searched run's: the campaign's fault mixes, whose faults and nemeses its lineage's
+    # insert edits draw from (conformance/search.py); () for a sampled run, and for a
+    # lineage whose edits draw only from its own ``fault_mix``
+    search_fault_mixes: tuple[str, ...] = ()
 
 
 @attrs.frozen(slots=True)

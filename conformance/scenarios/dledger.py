@@ -21,6 +21,7 @@ Steps, besides those every scenario understands (``conformance/scenarios/base.py
 from __future__ import annotations
 
 import random
+from typing import Iterable
 
 from conformance.errors import NotApplicable, UserError
 from conformance.faults import FAULT_MIXES, LINK_FAULTS, check_fault_mixes
@@ -643,21 +644,37 @@ def _fault_phase_end(steps: tuple[Step, ...]) -> int:
     return len(steps)
 
 
+def insert_menu(fault_mixes: Iterable[str]) -> tuple[str, ...]:
+    """The blocks a searched run's insert edits draw from: every fault and nemesis of
+    ``fault_mixes`` (the campaign's), each once, in the order the mixes name them."""
+    check_fault_mixes(tuple(fault_mixes))
+    menu: dict[str, None] = {}
+    for mix in fault_mixes:
+        menu.update(dict.fromkeys(FAULT_MIXES[mix] + NEMESES.get(mix, ())))
+    return tuple(menu)
+
+
 def mutate_dledger_script(script: Script, rng: random.Random, fault_mix: str,
-                          timing: Timing = DEFAULT_TIMING) -> Script:
-    """A neighbour of ``script`` for the search: one to three edits of its fault phase
+                          timing: Timing = DEFAULT_TIMING, fault_mixes: Iterable[str] = ()) -> Script:
+    """A neighbour of ``script`` for the search: one to four edits of its fault phase
     (insert a fault block, drop a step, stretch or shorten a wait, roughen the network);
-    the healing suffix and the liveness check stay."""
+    the healing suffix and the liveness check stay.
+
+    An inserted block is drawn from the faults and nemeses of ``fault_mixes`` (the
+    campaign's: ``insert_menu``) when given, else from ``fault_mix``'s: a lineage whose
+    first script had crashes only can then cut the network too (a crash lineage's runs
+    reached a quarter fewer states than a mixed one's; docs/performance.md, "session 11")."""
     steps = list(script.steps)
     end = _fault_phase_end(script.steps)
     phase, suffix = steps[:end], steps[end:]
     bodies = [int(a[1:]) for s in steps for a in s.args if a[:1] == "m" and a[1:].isdigit()]
     plan = _Planner(rng, script.nodes, fault_mix, timing, body=max(bodies, default=0) + 100)
+    menu = insert_menu(fault_mixes) if fault_mixes else plan.faults
     for _ in range(rng.randint(1, 4)):
         op = rng.choice(("insert", "insert", "drop", "drop", "stretch", "net"))
         if op == "insert":
             at = rng.randint(1, len(phase))
-            phase[at:at] = plan.block(rng.choice(plan.faults or ("append",)))
+            phase[at:at] = plan.block(rng.choice(menu or ("append",)))
         elif op == "drop" and len(phase) > 1:
             del phase[rng.randint(1, len(phase) - 1)]
         elif op == "stretch":

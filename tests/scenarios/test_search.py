@@ -258,6 +258,48 @@ def test_a_controller_election_edit_elects_a_broker_after_each_wait():
     assert drawn == {("b1",), ("b2",)}
 
 
+CUTS = ("partition", "block", "isolate-leader-with")  # (a crash nemesis isolates the leader too)
+
+
+@pytest.mark.parametrize("scenario", ["dledger", "raft"])
+def test_a_lineage_inserts_the_faults_of_every_fault_mix_of_its_campaign(scenario):
+    """A searched run's insert edits draw from every fault and nemesis of the campaign's
+    fault mixes (``RunConfig.search_fault_mixes``), not only its lineage's: a crash
+    lineage's mutations cut the network too, and never with faults the campaign did not
+    ask for."""
+    sc = get_scenario(scenario)
+    c = attrs.evolve(config(scenario, 1), fault_mix="crash", duration_ms=4_000)
+    script = sc.generate(c)
+    assert not {s.op for s in script.steps} & set(CUTS)
+    with_cuts = 0
+    for k in range(40):
+        rng = f"{k}:mutate"
+        own = sc.mutate(script, random.Random(rng), c)
+        assert not {s.op for s in own.steps} & set(CUTS), "a crash lineage alone never cuts the network"
+        narrow = sc.mutate(script, random.Random(rng), attrs.evolve(c, search_fault_mixes=("crash", "lossy")))
+        assert not {s.op for s in narrow.steps} & set(CUTS), "a fault of a mix the campaign did not ask for"
+        wide = sc.mutate(script, random.Random(rng), attrs.evolve(c, search_fault_mixes=DEFAULT_FAULT_MIXES))
+        with_cuts += bool({s.op for s in wide.steps} & set(CUTS))
+        assert ops(parse_script(wide.render()).steps) == ops(wide.steps)
+    assert with_cuts >= 5, with_cuts
+
+
+def test_a_campaign_records_its_fault_mixes_in_each_mutated_run_and_replays_them(tmp_path):
+    """The campaign's fault mixes travel with each mutated run (so ``script_for`` rebuilds
+    the run from its config alone); sampled runs carry none."""
+    spec = CampaignSpec("t", "dledger", ("reference",), runs=10, first_seed=40, chunk_size=10, group_sizes=(3,),
+                        fault_mixes=("crash", "partition"), duration_ms=4_000, search=True, search_waves=1,
+                        shrink_replays=0, shrink_seconds=0.0)
+    chunk = plan_chunks(spec)[0]
+    results = run_chunk(spec, chunk)
+    mutated = [r.config for r in results if r.config.origin]
+    assert mutated and all(c.search_fault_mixes == ("crash", "partition") for c in mutated)
+    assert all(r.config.search_fault_mixes == () for r in results if not r.config.origin)
+    for c in mutated:
+        again = run_one(c)
+        assert reached(again) == reached(next(r for r in results if r.config == c))
+
+
 @pytest.mark.parametrize("runs, chunk, waves", [(8, 10, 4), (100, 13, 4), (200, 25, 4), (1_000, 50, 10),
                                                 (3_000, 100, 10), (100_000, 1_000, 10)])
 def test_a_searched_campaign_has_waves_to_learn_in(runs, chunk, waves):
