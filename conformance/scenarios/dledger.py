@@ -644,6 +644,11 @@ def _fault_phase_end(steps: tuple[Step, ...]) -> int:
     return len(steps)
 
 
+# The search's edits of a fault phase, drawn uniformly (insert and drop twice as often)
+MUTATIONS = ("insert", "insert", "drop", "drop", "stretch", "net", "appends")
+MAX_APPENDS_EDIT = 5  # an appends edit writes one to this many entries at the leader
+
+
 def insert_menu(fault_mixes: Iterable[str]) -> tuple[str, ...]:
     """The blocks a searched run's insert edits draw from: every fault and nemesis of
     ``fault_mixes`` (the campaign's), each once, in the order the mixes name them."""
@@ -657,8 +662,12 @@ def insert_menu(fault_mixes: Iterable[str]) -> tuple[str, ...]:
 def mutate_dledger_script(script: Script, rng: random.Random, fault_mix: str,
                           timing: Timing = DEFAULT_TIMING, fault_mixes: Iterable[str] = ()) -> Script:
     """A neighbour of ``script`` for the search: one to four edits of its fault phase
-    (insert a fault block, drop a step, stretch or shorten a wait, roughen the network);
-    the healing suffix and the liveness check stay.
+    (insert a fault block, drop a step, stretch or shorten a wait, roughen the network,
+    a burst of one to five client appends at the leader); the healing suffix and the
+    liveness check stay. The appends edit: drops remove appends and a fault block brings
+    some only with a nemesis that writes to a cut-off leader, so without it a lineage's
+    client traffic thins out generation after generation, while the divergent logs
+    (``stale``, ``fork``) the search steers to need entries written on both sides of a fault.
 
     An inserted block is drawn from the faults and nemeses of ``fault_mixes`` (the
     campaign's: ``insert_menu``) when given, else from ``fault_mix``'s: a lineage whose
@@ -671,10 +680,13 @@ def mutate_dledger_script(script: Script, rng: random.Random, fault_mix: str,
     plan = _Planner(rng, script.nodes, fault_mix, timing, body=max(bodies, default=0) + 100)
     menu = insert_menu(fault_mixes) if fault_mixes else plan.faults
     for _ in range(rng.randint(1, 4)):
-        op = rng.choice(("insert", "insert", "drop", "drop", "stretch", "net"))
+        op = rng.choice(MUTATIONS)
         if op == "insert":
             at = rng.randint(1, len(phase))
             phase[at:at] = plan.block(rng.choice(menu or ("append",)))
+        elif op == "appends":
+            at = rng.randint(1, len(phase))
+            phase[at:at] = plan.appends(rng.randint(1, MAX_APPENDS_EDIT))
         elif op == "drop" and len(phase) > 1:
             del phase[rng.randint(1, len(phase) - 1)]
         elif op == "stretch":

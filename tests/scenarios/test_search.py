@@ -298,6 +298,28 @@ def test_a_campaign_records_its_fault_mixes_in_each_mutated_run_and_replays_them
     for c in mutated:
         again = run_one(c)
         assert reached(again) == reached(next(r for r in results if r.config == c))
+@pytest.mark.parametrize("scenario", ["dledger", "raft"])
+def test_a_dledger_mutation_can_add_client_appends(scenario):
+    """Client traffic does not only thin out along a lineage: the appends edit writes one
+    to five fresh entries at the leader, also where the fault mix's blocks write none
+    (``lossy``: only network changes) and drops remove appends."""
+    sc = get_scenario(scenario)
+    c = attrs.evolve(config(scenario, 0), fault_mix="lossy")
+    script = sc.generate(c)
+
+    def bodies(s):
+        return [s_.args[-1] for s_ in s.steps if s_.op in ("append-leader", "append")]
+
+    grown = []
+    for k in range(60):
+        mutated = sc.mutate(script, random.Random(f"{k}:mutate"), c)
+        added = len(bodies(mutated)) - len(bodies(script))
+        assert len(set(bodies(mutated))) == len(bodies(mutated)), "an appended body is written twice"
+        assert ops(mutated.steps[-8:]) == ops(script.steps[-8:])  # healing, liveness and its appends stay
+        if added > 0:
+            grown.append(added)
+    assert grown, "no mutation of a lossy script added a client append"
+    assert max(grown) <= 4 * 5  # at most four edits of at most five appends
 
 
 @pytest.mark.parametrize("runs, chunk, waves", [(8, 10, 4), (100, 13, 4), (200, 25, 4), (1_000, 50, 10),
