@@ -96,16 +96,18 @@ def test_a_refused_id_starts_over_after_a_pause():
         (3_000, GetNextBrokerIdRequest), (3_000, ApplyBrokerIdRequest)]
 
 
-def test_a_successful_step_goes_on_at_once():
-    def leader(dst, request):
-        if isinstance(request, GetNextBrokerIdRequest):
-            return GetNextBrokerIdResponse(RC.SUCCESS, next_broker_id=1)
-        if isinstance(request, ApplyBrokerIdRequest):
-            return ApplyBrokerIdResponse(RC.SUCCESS)
-        return RegisterBrokerResponse(RC.SUCCESS)
+def _leader(dst, request):
+    """An active controller that accepts every registration step."""
+    if isinstance(request, GetNextBrokerIdRequest):
+        return GetNextBrokerIdResponse(RC.SUCCESS, next_broker_id=1)
+    if isinstance(request, ApplyBrokerIdRequest):
+        return ApplyBrokerIdResponse(RC.SUCCESS)
+    return RegisterBrokerResponse(RC.SUCCESS)
 
+
+def test_a_successful_step_goes_on_at_once():
     broker = _broker()
-    calls = _drive(broker, leader, 10_000)
+    calls = _drive(broker, _leader, 10_000)
     assert [(t, type(r)) for t, _, r in calls] == [
         (0, GetNextBrokerIdRequest), (0, ApplyBrokerIdRequest), (0, RegisterBrokerRequest)]
     assert broker.registration.state is reg.RegisterState.REGISTERED
@@ -115,11 +117,7 @@ def test_the_leader_found_after_a_not_leader_answer_registers_at_once():
     def only_c2(dst, request):
         if dst != "c2":
             return GetNextBrokerIdResponse(RC.CONTROLLER_NOT_LEADER)
-        if isinstance(request, GetNextBrokerIdRequest):
-            return GetNextBrokerIdResponse(RC.SUCCESS, next_broker_id=1)
-        if isinstance(request, ApplyBrokerIdRequest):
-            return ApplyBrokerIdResponse(RC.SUCCESS)
-        return RegisterBrokerResponse(RC.SUCCESS)
+        return _leader(dst, request)
 
     broker = _broker()
     calls = _drive(broker, only_c2, 10_000)
