@@ -238,7 +238,7 @@ class BrokerReplica(Outbox):
         self.acks.pop(src, None)
         self.in_flight[src] = False
         self._changed()
-        self._send(src, HandshakeResponse(self.epoch, self.max_offset, self.epoch_file.entries))
+        self._send(src, HandshakeResponse.of_master(self.epoch, self.max_offset, self.epoch_file))
 
     def _on_slave_report(self, src: str, r: SlaveReport, now: int) -> None:
         if self.role is not Role.MASTER or r.epoch != self.epoch:

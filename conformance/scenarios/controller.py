@@ -761,8 +761,8 @@ def _with_controller_bounce(steps: list[Step], rng: random.Random, brokers: tupl
     stream of its own, so that the rest of a seed's plan stays what it was; not on a seed
     whose plan has a crash-looping broker (``_with_replacements``: ids past 16 need every
     replacement to register)."""
-    if rng.random() >= 0.3:
-        return steps
+    if rng.random() >= 0.3 or any(step.op == "replace" for step in steps):
+        return steps  # (a crash-looping broker's replacements need an active controller throughout)
     bounce = [Step("isolate-active-controller", brokers), Step("elect"),
               Step("run", (str(rng.choice((100, 300, 1000))),)), Step("crash-active-controller"), Step("heal"),
               Step("run", (str(rng.choice((50, 200))),)), Step("restart-all"),
@@ -773,8 +773,6 @@ def _with_controller_bounce(steps: list[Step], rng: random.Random, brokers: tupl
     for _ in range(7000 // gap):
         bounce += [Step("run", (str(gap),)), Step("elect")]
     bounce += [Step("run", ("3000",)), Step("net", ("default",))]
-    if any(step.op == "replace" for step in steps):
-        return steps  # a crash-looping broker's replacements need an active controller throughout
     at = rng.randint(3, len(steps) - 7)  # after the first master, before the closing steps
     return steps[:at] + bounce + steps[at:]
 

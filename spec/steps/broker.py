@@ -63,7 +63,7 @@ from spec.controller.records import (
 )
 from spec.steps import NodeSteps, StepEvent, StepViolation, step_property, violation
 from spec.truncation.epoch_file import EpochFile, find_entry_by_epoch
-from spec.steps.replica import answers_handshake, misapplied, misbatched, misshaken, shipped_unflushed
+from spec.steps.replica import misapplied, misbatched, misshaken, shipped_unflushed
 from spec.truncation.messages import HandshakeRequest, HandshakeResponse, SlaveReport, TransferBatch
 from spec.truncation.replication import Message as LogMessage
 
@@ -283,7 +283,7 @@ class BrokerSteps(NodeSteps):
             answers = [x for x in sent_to_src if isinstance(x, HandshakeResponse)]
             if answers:
                 self.judged["handshake"] += 1
-                expected = answers_handshake(role.master_epoch, before.max_offset, before.epoch_file) \
+                expected = HandshakeResponse.of_master(role.master_epoch, before.max_offset, before.epoch_file) \
                     if role.role is Role.MASTER and payload.epoch == role.master_epoch else None
                 if answers != [expected]:
                     out.append(violation("handshake", event.node, what,

@@ -149,11 +149,6 @@ def misapplied(epoch: int, before_file: EpochFile, before_max: int, before_confi
                                    f"{h.offset + h.size}")
 
 
-def answers_handshake(epoch: int, max_offset: int, epoch_file: EpochFile) -> HandshakeResponse:
-    """A master's answer to a slave's handshake of its epoch: its max offset and every epoch entry."""
-    return HandshakeResponse(epoch, max_offset, epoch_file.entries)
-
-
 PROCEDURES: dict[str, str] = {
     "role_change": "a replica becomes master or slave as change_to_master / change_to_slave say",
     "handshake": "a master answers a handshake with its log's end and epochs; a slave truncates to slave_handshake's point",
@@ -299,7 +294,7 @@ class ReplicaSteps(NodeSteps):
                                      "a HandshakeResponse"))
             return
         self.judged["handshake"] += 1
-        expected = answers_handshake(before.epoch, before.max_offset, before.epoch_file)
+        expected = HandshakeResponse.of_master(before.epoch, before.max_offset, before.epoch_file)
         if answers != [expected]:
             out.append(violation("handshake", e.node, where,
                                  f"HandshakeResponse(epoch {before.epoch}, max {before.max_offset}, "

@@ -69,6 +69,11 @@ class HandshakeResponse:
     max_offset: int
     entries: tuple[EpochEntry, ...]
 
+    @classmethod
+    def of_master(cls, epoch: int, max_offset: int, epoch_file: EpochFile) -> "HandshakeResponse":
+        """A master's answer to a slave's handshake of its epoch: its max offset and every epoch entry."""
+        return cls(epoch, max_offset, epoch_file.entries)
+
 
 @attrs.frozen(slots=True)
 class SlaveReport:
