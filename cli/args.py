@@ -7,6 +7,9 @@ a directory).
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
+from pathlib import Path
 
 MAX_SEED = 2**63 - 1  # seeds are int64 in the results tables
 
@@ -39,3 +42,38 @@ def whole(lo: int, hi: int | None = None, what: str = "a whole number"):
 POSITIVE = whole(1)
 NON_NEGATIVE = whole(0)
 SEED = whole(0, MAX_SEED, "a seed")
+
+
+def _takes_new_entries(path: Path, text: str) -> None:
+    """Refuse ``text`` unless the nearest directory that exists on ``path``'s way can take a
+    new entry: tried with an empty directory made and removed at once (permission bits
+    alone do not say it: root may write under them, /proc and read-only mounts refuse
+    anyone), so a campaign does not run for minutes to fail at its first write."""
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r}: {str(path)!r} is not a directory")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".rmqha-probe-", dir=path))
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: cannot write in {str(path)!r} ({exc.strerror or exc})") from None
+
+
+def output_dir(text: str) -> str:
+    """An argparse ``type``: a directory rmqha may create or write into."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} exists and is not a directory")
+    _takes_new_entries(path, text)
+    return text
+
+
+def output_file(text: str) -> str:
+    """An argparse ``type``: a file rmqha may create (its directory too) or replace."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory, not a file name")
+    if path.exists() and os.access(path, os.W_OK):
+        return text  # replaced, or written through (/dev/stdout): its directory need not take entries
+    _takes_new_entries(path.parent, text)
+    return text

@@ -11,6 +11,7 @@ implementation lacks what the scenario needs), 3 the implementation under test f
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -66,6 +67,13 @@ def main(argv: list[str] | None = None) -> int:
     except AdapterError as exc:
         print(f"rmqha: adapter error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:  # a reader that stopped early (| head): quiet, as a process the pipe's signal ends
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
+        return 141
+    except OSError as exc:  # the file system refused after the flags' checks (a full disk, a path gone since)
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        print(f"rmqha: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("rmqha: interrupted", file=sys.stderr)
         return 130

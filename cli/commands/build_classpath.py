@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import os
 
+from cli.args import output_dir
+
 
 def register(sub) -> None:
     p = sub.add_parser("build-classpath", help="compile RocketMQ's controller and epoch-file classes for jvm:rocketmq",
                        description=__doc__)
     p.add_argument("source", help="a checkout of apache/rocketmq (5.1 or later)")
-    p.add_argument("--out", required=True, help="directory for the classes (created; rebuilt if rmqha made it)")
+    p.add_argument("--out", required=True, type=output_dir,
+                   help="directory for the classes (created; rebuilt if rmqha made it)")
     p.add_argument("--commit", default="", help="the commit or tag to record as the version (default: git HEAD)")
     p.set_defaults(func=run)
 

@@ -24,6 +24,7 @@ import json
 import time
 from pathlib import Path
 
+from cli.args import output_dir
 from cli.commands import report as report_command
 from cli.commands import run as run_command
 
@@ -35,9 +36,9 @@ def register(sub) -> None:
         description=__doc__,
     )
     run_command.add_campaign_arguments(p)
-    p.add_argument("--out", default="rmqha-results",
+    p.add_argument("--out", default="rmqha-results", type=output_dir,
                    help="parent directory of campaign results (default: %(default)s)")
-    p.add_argument("--report", default="rmqha-report", help="report directory (default: %(default)s)")
+    p.add_argument("--report", default="rmqha-report", type=output_dir, help="report directory (default: %(default)s)")
     p.set_defaults(func=run, resume=False)
 
 

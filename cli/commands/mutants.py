@@ -25,7 +25,7 @@ from pathlib import Path
 
 import attrs
 
-from cli.args import NON_NEGATIVE, POSITIVE, SEED
+from cli.args import NON_NEGATIVE, POSITIVE, SEED, output_dir, output_file
 from cli.commands.run import profile_help
 from conformance.scenarios.registry import SCENARIOS
 from conformance.errors import UserError
@@ -59,9 +59,9 @@ def register(sub) -> None:
                    help="fault mixes, rotated by seed: none, crash, partition, lossy, mixed (default: all)")
     p.add_argument("--duration-ms", "--duration", dest="duration_ms", type=NON_NEGATIVE, default=DEFAULT_DURATION_MS,
                    metavar="MS", help="simulated length of each run's fault phase (default: %(default)s ms)")
-    p.add_argument("--out", default=None, metavar="FILE.json",
+    p.add_argument("--out", default=None, metavar="FILE.json", type=output_file,
                    help="write a JSON summary to FILE.json (default: none written)")
-    p.add_argument("--replay-dir", default=None, metavar="DIR",
+    p.add_argument("--replay-dir", default=None, metavar="DIR", type=output_dir,
                    help="write each killing counterexample to DIR/<scenario>-<mutant>.rmqha (default: none written)")
     p.add_argument("--over-stdio", action="store_true",
                    help="run each mutant, and the reference it is compared with, as rmqha's reference served "
@@ -187,14 +187,11 @@ def select(scenario, names: list[str] | None):
     return tuple(by_name[n] for n in dict.fromkeys(names))
 
 
-def _check_paths(args) -> Path | None:
-    if args.out is not None and Path(args.out).is_dir():
-        raise UserError(f"--out {args.out}: is a directory (expected a .json file name)")
+def _replay_dir(args) -> Path | None:
+    """``--replay-dir``, made (its flag's type has checked that it can be)."""
     if args.replay_dir is None:
         return None
     d = Path(args.replay_dir)
-    if d.exists() and not d.is_dir():
-        raise UserError(f"--replay-dir {d}: exists and is not a directory")
     try:
         d.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -216,7 +213,7 @@ def run(args) -> int:
     if args.duration_ms < 0:
         raise UserError("--duration-ms must not be negative")
     check_fault_mixes(args.fault_mix or ())
-    replay_dir = _check_paths(args)
+    replay_dir = _replay_dir(args)
     shrink = shrink_budget_from(args)
     group_sizes = tuple(args.group_size or scenario.group_sizes)
     fault_mixes = tuple(args.fault_mix or DEFAULT_FAULT_MIXES)

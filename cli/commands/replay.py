@@ -18,6 +18,7 @@ import shlex
 import sys
 
 from adapters import runs_in_process
+from cli.args import output_file
 from conformance.campaign import execute
 from conformance.scenarios.controller import stack_setups
 from conformance.errors import AdapterError, UserError
@@ -46,7 +47,7 @@ def register(sub) -> None:
                         "(stdio:, python:, jvm:); only for scripts you trust")
     p.add_argument("--trace", metavar="OUT", default=None,
                    help="write the trace as JSON lines to OUT (default: not written)")
-    p.add_argument("--step-trace", metavar="OUT", default=None,
+    p.add_argument("--step-trace", metavar="OUT", default=None, type=output_file,
                    help="write every node step as an rmqha-trace/1 step trace to OUT (scenarios dledger, "
                         "truncation, controller; judge it with rmqha validate; default: not written)")
     p.set_defaults(func=run)

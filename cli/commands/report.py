@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from cli.args import output_dir
 from results.spark import DEFAULT_MASTER
 
 
@@ -22,7 +23,7 @@ def register(sub) -> None:
         "mutant kills, and each counterexample with its script, diagram and replay command.",
     )
     p.add_argument("results", metavar="DIR", help="campaign results directory")
-    p.add_argument("--out", default="rmqha-report", help="report directory (default: %(default)s)")
+    p.add_argument("--out", default="rmqha-report", type=output_dir, help="report directory (default: %(default)s)")
     p.add_argument("--master", default=DEFAULT_MASTER, help="Spark master (default: %(default)s)")
     p.add_argument("--no-spark", action="store_true",
                    help="collate in this process with Arrow instead of starting Spark (campaigns one machine holds)")

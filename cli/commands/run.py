@@ -5,7 +5,7 @@ import datetime as _dt
 import sys
 from pathlib import Path
 
-from cli.args import NON_NEGATIVE, POSITIVE, SEED
+from cli.args import NON_NEGATIVE, POSITIVE, SEED, output_dir
 from conformance.campaign import DEFAULT_SHRINK, NO_SHRINK, ShrinkBudget
 from conformance.errors import NotApplicable, UserError
 from conformance.targets import check_applicable, combine_adapter_args
@@ -173,7 +173,7 @@ def register(sub) -> None:
         "Results are Parquet datasets (docs/results-schema.md), committed chunk by chunk.",
     )
     add_campaign_arguments(p)
-    p.add_argument("--out", default=None, metavar="DIR",
+    p.add_argument("--out", default=None, metavar="DIR", type=output_dir,
                    help=f"results directory, new or empty (default: {DEFAULTS['out']}/<campaign name>, a new one "
                         f"per campaign, as rmqha check makes); --resume needs it")
     p.add_argument("--resume", action="store_true",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 
-from cli.args import POSITIVE
+from cli.args import POSITIVE, output_file
 
 
 def register(sub) -> None:
@@ -29,7 +29,7 @@ def register(sub) -> None:
     verbs.required = True
     rec = verbs.add_parser("record", help="ask an implementation a seeded sample and write a transcript")
     rec.add_argument("--adapter", required=True, help="implementation (e.g. jvm:dledger=dledger-0.2:CLASSPATH)")
-    rec.add_argument("--out", required=True, help="transcript file to write (.jsonl.gz)")
+    rec.add_argument("--out", required=True, type=output_file, help="transcript file to write (.jsonl.gz)")
     rec.add_argument("--operation", action="append", default=None,
                      help="operation to record (repeatable; default: the round operations the implementation "
                           "answers, else every operation it declares)")

@@ -134,6 +134,24 @@ BAD_INPUTS = [
      "not a RocketMQ 5.1+ source tree"),
     ("jvm:rocketmq with an unknown profile", {}, "fingerprint --adapter jvm:rocketmq=nope:{dir}",
      "unknown controller profile 'nope'"),
+    # where output goes: refused before any work, not at the first write minutes later
+    ("run --out under a file", {"f": "x"}, "run --out {dir}/f/r", "argument --out: '{dir}/f/r': '{dir}/f' is not a directory"),
+    ("run --out where nothing may be written", {}, "run --out /proc/rmqha-results",
+     "argument --out: '/proc/rmqha-results': cannot write in '/proc'"),
+    ("check --out under a file", {"f": "x"}, "check --out {dir}/f/r --report {dir}/rep", "argument --out: '{dir}/f/r'"),
+    ("check --report where nothing may be written", {}, "check --out {dir}/r --report /proc/rmqha-report",
+     "argument --report: '/proc/rmqha-report': cannot write in '/proc'"),
+    ("report --out under a file", {"f": "x"}, "report {dir} --out {dir}/f/rep", "argument --out: '{dir}/f/rep'"),
+    ("replay --step-trace under a file", {"s.rmqha": SCRIPT, "f": "x"}, "replay {dir}/s.rmqha --step-trace {dir}/f/t",
+     "argument --step-trace: '{dir}/f/t': '{dir}/f' is not a directory"),
+    ("mutants --out a directory", {}, "mutants --scenario truncation --out {dir}",
+     "argument --out: '{dir}' is a directory, not a file name"),
+    ("mutants --replay-dir a file", {"f": "x"}, "mutants --scenario truncation --replay-dir {dir}/f",
+     "argument --replay-dir: '{dir}/f' exists and is not a directory"),
+    ("transcript record --out under a file", {"f": "x"}, "transcript record --adapter reference --out {dir}/f/t.jsonl.gz",
+     "argument --out: '{dir}/f/t.jsonl.gz'"),
+    ("build-classpath --out where nothing may be written", {}, "build-classpath {dir} --out /proc/rmqha-classes",
+     "argument --out: '/proc/rmqha-classes': cannot write in '/proc'"),
 ]
 
 
@@ -166,7 +184,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, name, f
     out, err = capsys.readouterr()
     assert code == 2, (out, err)
     assert err.count("\n") == 1 and err.startswith("rmqha"), err
-    assert message in err, err
+    assert message.replace("{dir}", str(tmp_path)) in err, err
     assert time.monotonic() - started < 30  # refused, not run
     assert set(os.listdir(tmp_path)) == before  # nothing created
 
@@ -218,3 +236,31 @@ def test_fuzzed_files_never_raise(tmp_path_factory, content, command):
         assert err.getvalue().count("\n") == 1, err.getvalue()
     else:  # a mutation that is still a valid script: judged, not refused
         assert command == "replay" and code in (0, 1), (code, err.getvalue())
+
+
+# ------------------------------------------------------------------ the file system refusing later
+
+def test_a_write_refused_mid_command_is_one_line(tmp_path, capsys, monkeypatch):
+    """A disk that fills after the flags were checked: one line naming the file, exit 2."""
+    def full(path, *args, **kwargs):
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr("results.io.write_manifest", full)
+    code = main(["run", "--runs", "1", "--master", "local[1]", "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err == f"rmqha: error: {tmp_path / 'r'}: No space left on device\n"
+
+
+def test_a_reader_that_stops_early_gets_no_traceback():
+    """``rmqha replay ... --step-trace /dev/stdout | head -1`` (a step trace of 330 kB, so the
+    pipe breaks for sure): the command ends quietly, as a process the pipe's signal ends."""
+    import subprocess
+    import sys
+
+    script = REPO / "tests/scenarios/dledger/figure8-g1-loses-committed-entry.rmqha"
+    done = subprocess.run(["bash", "-c", f"set -o pipefail; {sys.executable} -m cli.main replay {script} "
+                           f"--step-trace /dev/stdout | head -1"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.stdout.count("\n") == 1, done.stdout
+    assert done.stderr == "", done.stderr
+    assert done.returncode == 141
