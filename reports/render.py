@@ -311,7 +311,9 @@ def render(data: dict[str, Any], out_dir: str | Path, stage: Callable[[str], Non
         doc.para("Each step that changed a node reaches an abstract state (docs/scenarios.md, \"Search\"): in a "
                  "DLedger or Raft group the node's role, term, vote, log and commit relative to its group, the "
                  "live leaders; in the controller stack a broker's role, fencing, SyncStateSet membership, epoch "
-                 "and log relative to the recorded master, the set's shape; with what it handled and the network. "
+                 "and log relative to the recorded master, the set's shape; in a classic master/slave group a "
+                 "broker's role, flush, link (connections, acks, reports) and log relative to the configured "
+                 "master, the live masters; with what it handled and the network. "
                  "The campaign steers towards new ones; how many it reached, how that grew over the runs, and "
                  "which node states no run reached:")
         for a in data["abstract"]:

@@ -42,10 +42,11 @@ from conformance.errors import UserError
 from conformance.faults import faults_of
 from conformance.inputs import whole_number
 from conformance.scenarios.base import MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
+from conformance.scenarios.edits import lossy_net, overlay, probed, stretch_of
 from conformance.script import Script, Step
 from conformance.targets import ScenarioTargets, resolve_targets
 from results.runresult import Metric, RunConfig
-from spec.classic import commitlog, master, slave, write
+from spec.classic import abstract, commitlog, master, slave, write
 from spec.classic.commitlog import BLANK_MAGIC_CODE, read_record
 from spec.classic.profiles import DEFAULT_PROFILE, PROFILES, ClassicProfile
 from spec.classic.records import BrokerRole, ClassicConfig, FlushDiskType, PutMessageStatus, SlaveReport
@@ -138,6 +139,7 @@ class ClassicCluster(SimCluster):
         self.last_fault = 0
         self.catch_up: dict[str, tuple[int, int]] = {}  # slave -> (since, target)
         self.closes = 0
+        self._group_seen = None  # (views, configured master, every broker's abstract state)
         # step conformance (spec/steps/classic.py): every step judged against the declared profile
         self.steps = self.new_steps()
         self.step_sink = None  # step_sink(event): e.g. conformance.traces.TraceWriter.write
@@ -239,6 +241,20 @@ class ClassicCluster(SimCluster):
                 (view.min_offset, view.max_offset, view.role, view.master):
             self._check_prefixes(node_id, node, view)  # its log or its configuration changed
         self._check_catch_up()
+        self._note_abstract_state(node_id, incoming)
+
+    def _note_abstract_state(self, node_id: str, incoming) -> None:
+        """Count the abstract state of the group a broker's step reached (spec/classic/abstract.py)."""
+        views = tuple(self._view(n)[1] for n in self.peers)
+        seen = self._group_seen
+        # worked out again only when a view or the configured master changed (views are
+        # immutable: the same objects, the same states)
+        if seen is None or seen[1] != self.master or any(a is not b for a, b in zip(seen[0], views)):
+            seen = self._group_seen = (views, self.master, abstract.group_state(dict(zip(self.peers, views)),
+                                                                               self.master))
+        masters = sum(1 for v in views if v is not None and v.role.is_master)
+        self.note_abstract_state(abstract.state_of_step(seen[2][node_id], self.event_kind(incoming), masters,
+                                                        self.network_condition()))
 
     def _observe_closes(self, node_id: str, before, view, incoming) -> None:
         """Connections that were open before this activation and are gone: closed by this
@@ -609,6 +625,13 @@ def classic_outcomes() -> dict[str, tuple[str, ...]]:
     }
 
 
+# every script's end: every fault ends; writes flow, then the group idles: connections must
+# hold and every slave must catch up (a search's edits leave it as it is)
+HEALING_END = [Step("heal"), Step("net", ("default",)), Step("restart-all"), Step("run", ("5000",)),
+               Step("write", ("3",)), Step("run", ("2000",)), Step("write", ("2", "size=200")),
+               Step("run", (str(QUIET_MS + CATCH_UP_MS + 10_000),))]
+
+
 def generate_classic_script(config: RunConfig, fault_mixes: dict) -> Script:
     """A master and 1-2 slaves; writes of varied sizes (files roll over), idle spells,
     faults of the mix (crashes with flush loss, wipes, partitions, lossy links), the
@@ -679,11 +702,89 @@ def generate_classic_script(config: RunConfig, fault_mixes: dict) -> Script:
         elapsed += ms + 1000
     # every fault ends; writes flow, then the group idles: connections must hold and
     # every slave must catch up
-    steps += [Step("heal"), Step("net", ("default",)), Step("restart-all"), Step("run", ("5000",))]
-    steps += [Step("write", ("3",)), Step("run", ("2000",)), Step("write", ("2", "size=200")),
-              Step("run", (str(QUIET_MS + CATCH_UP_MS + 10_000),))]
     return Script("classic", nodes, config.seed, config.profile, config.adapter, start_spread_ms=0,
-                  steps=tuple(steps), options=tuple(options))
+                  steps=tuple(steps + HEALING_END), options=tuple(options))
+
+
+
+
+def _masters_never_wiped(phase: list[Step], master: str) -> list[Step]:
+    """``phase`` with a wipe of the broker acting as master at that point (an operator's
+    failover moves it) made a crash and restart: the generator wipes only slaves (a
+    replaced disk), and an edit must not turn a slave's wipe into the master's."""
+    out = []
+    for step in phase:
+        if step.op == "failover":
+            master = step.args[0]
+        if step.op == "wipe" and step.args[0] == master:
+            out += [Step("crash", step.args), Step("restart", step.args)]
+        else:
+            out.append(step)
+    return out
+
+
+def mutate_classic_script(script: Script, config: RunConfig, rng: random.Random, fault_mixes: dict) -> Script:
+    """A neighbour of ``script`` for the search (conformance/search.py): one to three edits
+    of its fault phase: splice in a window of the fault phase of another seed's script of
+    the same settings; put a window under a partition or a blocked link, a lossy network,
+    or a broker's crash and restart (writes arriving meanwhile); put a stretch of the run
+    itself (half the time its whole fault phase) under a lossy network or a partition,
+    or have producers with stale routes write to every broker after each of its waits;
+    an operator's failover to a broker drawn at random, the cleaner on one, a burst of
+    writes; or the same faults under another seed's configuration (sync or async master,
+    flush). The opening wait and the healing end stay, and no edit wipes a master."""
+    steps = list(script.steps)
+    head, phase, suffix = steps[:1], steps[1:-len(HEALING_END)], steps[-len(HEALING_END):]
+    nodes = list(script.nodes)
+    options = script.options
+
+    def writes() -> list[Step]:
+        return [Step("write", (str(rng.randint(1, 6)), f"size={rng.choice((24, 64, 100, 200))}")) for _ in
+                range(rng.randint(1, 3))]
+
+    for _ in range(rng.randint(1, 3)):
+        op = rng.choice(("splice", "splice", "cut", "cut", "lossy", "lossy", "down", "down", "overlay", "overlay",
+                         "probe", "probe", "failover", "clean", "writes", "options"))
+        at = rng.randint(0, len(phase))
+        ms = str(rng.choice((500, 1500, 4000, 12000)))
+        if op == "splice":
+            donor = generate_classic_script(attrs.evolve(config, seed=rng.randrange(1 << 31), origin=()),
+                                            fault_mixes).steps[1:-len(HEALING_END)]
+            if donor:
+                start = rng.randrange(len(donor))
+                phase[at:at] = donor[start:start + rng.randint(2, 8)]
+        elif op == "cut":
+            fault = (Step("partition", tuple(rng.sample(nodes, rng.randint(1, len(nodes) - 1)))) if rng.random() < 0.6
+                     else Step("block", tuple(rng.sample(nodes, 2))))
+            phase[at:at] = [fault, *writes(), Step("run", (ms,)), Step("heal")]
+        elif op == "lossy":
+            phase[at:at] = [lossy_net(rng), *writes(), Step("run", (ms,)), Step("net", ("default",))]
+        elif op == "down":
+            n = rng.choice(nodes)
+            phase[at:at] = [Step("crash", (n,)), *writes(), Step("run", (ms,)), Step("restart", (n,))]
+        elif op == "overlay":
+            start, stop = stretch_of(rng, len(phase))
+            if rng.random() < 0.5:
+                on, off = lossy_net(rng), Step("net", ("default",))
+            else:
+                on, off = Step("partition", tuple(rng.sample(nodes, rng.randint(1, len(nodes) - 1)))), Step("heal")
+            phase[start:stop] = overlay(phase[start:stop], on, off)
+        elif op == "probe":
+            # producers with stale routes: after every wait of a stretch, a write to each
+            # broker whatever its role, so that each state a broker passes through meets one
+            start, stop = stretch_of(rng, len(phase))
+            phase[start:stop] = probed(phase[start:stop], nodes)
+        elif op == "failover":
+            phase[at:at] = [Step("failover", (rng.choice(nodes),)), *writes()]
+        elif op == "clean":
+            phase[at:at] = [Step("clean", (rng.choice(nodes), str(rng.choice((1, 2, 3)))))]
+        elif op == "writes":
+            phase[at:at] = writes() + [Step("run", (str(rng.choice((5, 50, 300))),))]
+        else:
+            options = generate_classic_script(attrs.evolve(config, seed=rng.randrange(1 << 31), origin=()),
+                                              fault_mixes).options
+    phase = _masters_never_wiped(phase, nodes[0])
+    return attrs.evolve(script, options=options).with_steps(head + phase + suffix)
 
 
 def build_classic(script: Script, adapter: str, record_trace: bool = True):

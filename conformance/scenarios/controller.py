@@ -37,7 +37,6 @@ and a loss is recorded as the finding ``acknowledged_lost_default_acks``.
 from __future__ import annotations
 
 import random
-from typing import Callable
 
 import attrs
 
@@ -45,6 +44,7 @@ from conformance.errors import UserError
 from conformance.faults import faults_of
 from conformance.inputs import whole_number
 from conformance.scenarios.base import MAX_MESSAGE_SIZE, MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
+from conformance.scenarios.edits import after_waits, lossy_net, overlay, probed, stretch_of
 from conformance.script import Script, Step
 from conformance.targets import ScenarioTargets, resolve_targets
 from results.runresult import Metric, RunConfig
@@ -943,50 +943,9 @@ def build_controller(script: Script, adapter: str, record_trace: bool = True):
     return ControllerCluster(script, resolve_targets("controller", adapter, script.profile), record_trace)
 
 
-def _lossy_net(rng: random.Random) -> Step:
-    """A lossy network for a window of the search's mutations: drops and duplicates."""
-    return Step("net", ("1..60", f"drop={rng.choice(('0.02', '0.1', '0.3'))}", f"dup={rng.choice(('0.05', '0.3'))}"))
-
-
-def _stretch(rng: random.Random, length: int) -> tuple[int, int]:
-    """Where an edit of the search applies in a fault phase of ``length`` steps: half the
-    time the whole phase, else a stretch of up to a dozen steps."""
-    if rng.random() < 0.5:
-        return 0, length
-    start = rng.randint(0, length)
-    return start, rng.randint(start, min(length, start + 12))
-
-
-def _after_waits(stretch: list[Step], insert: Callable[[], list[Step]]) -> list[Step]:
-    """``stretch`` with ``insert()``'s steps after each of its waits."""
-    out = []
-    for step in stretch:
-        out.append(step)
-        if step.op == "run":
-            out += insert()
-    return out
-
-
-def _probed(stretch: list[Step], brokers) -> list[Step]:
-    """``stretch`` with a write of one message to each broker after each of its waits."""
-    return _after_waits(stretch, lambda: [Step("write", ("1", b)) for b in brokers])
-
-
 def _elections(stretch: list[Step], brokers, rng: random.Random) -> list[Step]:
     """``stretch`` with an operator's election of a broker drawn at random after each of its waits."""
-    return _after_waits(stretch, lambda: [Step("elect", (rng.choice(brokers),))])
-
-
-def _overlay(stretch: list[Step], on: Step, off: Step) -> list[Step]:
-    """``stretch`` under the network ``on`` (a lossy net, a partition), ``off`` after it:
-    set again after each of the stretch's own ``off`` steps (its heals or ``net default``),
-    so that the whole stretch runs under it (the stretch's other faults add to it)."""
-    out = [on]
-    for step in stretch:
-        out.append(step)
-        if (step.op, step.args) == (off.op, off.args):
-            out.append(on)
-    return out + [off]
+    return after_waits(stretch, lambda: [Step("elect", (rng.choice(brokers),))])
 
 
 def mutate_controller_script(script: Script, config: RunConfig, rng: random.Random, fault_mixes: dict) -> Script:
@@ -1017,15 +976,15 @@ def mutate_controller_script(script: Script, config: RunConfig, rng: random.Rand
             # an operator moving the master to a broker drawn at random (maybe the master
             # itself, a broker outside the set or down) after every wait of a stretch: the
             # controller's answer and the role changes it notifies meet each situation
-            start, stop = _stretch(rng, len(phase))
+            start, stop = stretch_of(rng, len(phase))
             phase[start:stop] = _elections(phase[start:stop], brokers, rng)
         elif op == "probe":
             # producers with stale routes: after every wait of a stretch, a write to each
             # broker whatever its role, so that each state a broker passes through meets a
             # produce request (a slave or a broker without a role refuses it, an old master
             # cut off from the others may take it)
-            start, stop = _stretch(rng, len(phase))
-            phase[start:stop] = _probed(phase[start:stop], brokers)
+            start, stop = stretch_of(rng, len(phase))
+            phase[start:stop] = probed(phase[start:stop], brokers)
         elif op == "isolate":
             # the active controller cut off, maybe with brokers on its side: the brokers
             # that cannot reach it meet a controller group without an active member, and
@@ -1038,12 +997,12 @@ def mutate_controller_script(script: Script, config: RunConfig, rng: random.Rand
             # what the run went through (half the time its whole fault phase, else up to a
             # dozen steps), again under a lossy network or a partition: the same situations
             # under another network
-            start, stop = _stretch(rng, len(phase))
+            start, stop = stretch_of(rng, len(phase))
             if rng.random() < 0.5:
-                on, off = _lossy_net(rng), Step("net", ("default",))
+                on, off = lossy_net(rng), Step("net", ("default",))
             else:
                 on, off = Step("partition", tuple(rng.sample(nodes, rng.randint(1, 3)))), Step("heal")
-            phase[start:stop] = _overlay(phase[start:stop], on, off)
+            phase[start:stop] = overlay(phase[start:stop], on, off)
         elif op == "splice":
             donor = generate_controller_script(attrs.evolve(config, seed=rng.randrange(1 << 31), origin=()),
                                                fault_mixes).steps
@@ -1068,7 +1027,7 @@ def mutate_controller_script(script: Script, config: RunConfig, rng: random.Rand
                          else Step("block", tuple(rng.sample(nodes, 2))))
                 window = [fault, Step("run", (ms,)), Step("heal")]
             elif op == "lossy":
-                window = [_lossy_net(rng), Step("run", (ms,)), Step("net", ("default",))]
+                window = [lossy_net(rng), Step("run", (ms,)), Step("net", ("default",))]
             else:
                 n = rng.choice(nodes)
                 window = [Step("crash", (n,)), Step("run", (ms,)), Step("restart", (n,))]

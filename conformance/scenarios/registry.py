@@ -16,7 +16,7 @@ import attrs
 
 from conformance.errors import UserError
 from conformance.faults import MESSAGE_FAULT_MIXES
-from conformance.scenarios.classic import build_classic, classic_outcomes, generate_classic_script
+from conformance.scenarios.classic import build_classic, classic_outcomes, generate_classic_script, mutate_classic_script
 from conformance.scenarios.controller import (
     build_controller,
     controller_outcomes,
@@ -42,6 +42,7 @@ from spec.invariants import raft as raft_inv
 from spec.invariants import truncation as truncation_inv
 from spec.mutants import MutantInfo
 from spec.broker.abstract import every_broker_state
+from spec.classic.abstract import every_broker_state as every_classic_state
 from spec.raft.abstract import every_node_state
 from spec.steps import broker as broker_steps
 from spec.steps import classic as classic_steps
@@ -151,6 +152,8 @@ SCENARIOS: dict[str, Scenario] = {
         mutants=tuple(classic_mutants.MUTANTS.values()),
         group_sizes=(3, 2),
         profiles=tuple(CLASSIC_PROFILES),
+        mutate=lambda script, rng, config: mutate_classic_script(script, config, rng, MESSAGE_FAULT_MIXES),
+        abstract_universe=every_classic_state(),
     ),
 }
 

@@ -13,7 +13,8 @@ from cli.commands.run import campaign_spec_from, default_chunk_size
 from cli.main import build_parser
 from conformance.campaign import run_one, script_for
 from conformance.faults import DEFAULT_FAULT_MIXES
-from conformance.scenarios.controller import _elections, _overlay, _probed, _stretch
+from conformance.scenarios.controller import _elections
+from conformance.scenarios.edits import overlay, probed, stretch_of
 from conformance.scenarios.registry import SCENARIOS, get_scenario
 from conformance.script import Step, parse_script
 from conformance.search import ENERGY, RARE_TARGETS, WARMUP_RUNS, SearchState, rare_states, reached, searched
@@ -36,8 +37,8 @@ def config(scenario: str, seed: int, **kw) -> RunConfig:
                      fault_mix=DEFAULT_FAULT_MIXES[seed % len(DEFAULT_FAULT_MIXES)], duration_ms=kw.get("duration_ms", 8_000))
 
 
-def test_dledger_raft_and_controller_search():
-    assert {"dledger", "raft", "controller"} <= set(SEARCHING)
+def test_every_scenario_but_truncation_searches():
+    assert SEARCHING == ["classic", "controller", "dledger", "raft"]
     for name in SEARCHING:
         assert get_scenario(name).abstract_universe, f"{name}: the report needs the universe of node states"
 
@@ -54,8 +55,8 @@ def test_mutations_are_scripts_of_the_same_shape(scenario):
         again = sc.mutate(script, random.Random(f"{seed}:mutate"), c)
         assert mutated == again
         assert (mutated.nodes, mutated.profile) == (script.nodes, script.profile)
-        # the controller's search may put the faults under another generated configuration
-        assert mutated.options == script.options or scenario == "controller"
+        # the controller's and classic search may put the faults under another generated configuration
+        assert mutated.options == script.options or scenario in ("controller", "classic")
         assert ops(parse_script(mutated.render()).steps) == ops(mutated.steps)
         # the healing end of the script stays: liveness is still judged after the faults
         assert ops(mutated.steps[-3:]) == ops(script.steps[-3:])
@@ -229,11 +230,11 @@ def test_a_controller_overlay_holds_over_its_whole_stretch():
     stretch = [Step("run", ("500",)), Step("heal"), Step("crash", ("b1",)), Step("net", ("default",)),
                Step("run", ("200",))]
     lossy, default = Step("net", ("1..60", "drop=0.1", "dup=0.05")), Step("net", ("default",))
-    assert ops(_overlay(stretch, lossy, default)) == ops(
+    assert ops(overlay(stretch, lossy, default)) == ops(
         [lossy, stretch[0], stretch[1], stretch[2], stretch[3], lossy, stretch[4], default])
     cut, heal = Step("partition", ("c1", "b2")), Step("heal")
-    assert ops(_overlay(stretch, cut, heal)) == ops([cut, stretch[0], stretch[1], cut, *stretch[2:], heal])
-    assert ops(_overlay([], cut, heal)) == ops([cut, heal])
+    assert ops(overlay(stretch, cut, heal)) == ops([cut, stretch[0], stretch[1], cut, *stretch[2:], heal])
+    assert ops(overlay([], cut, heal)) == ops([cut, heal])
 
 
 def test_a_controller_probe_writes_to_every_broker_after_each_wait():
@@ -241,8 +242,8 @@ def test_a_controller_probe_writes_to_every_broker_after_each_wait():
     each wait of a stretch (half the time the whole fault phase), whatever its role."""
     stretch = [Step("crash", ("b1",)), Step("run", ("500",)), Step("heal"), Step("run", ("200",))]
     probes = [Step("write", ("1", "b1")), Step("write", ("1", "b2"))]
-    assert ops(_probed(stretch, ["b1", "b2"])) == ops(stretch[:2] + probes + stretch[2:] + probes)
-    spans = [_stretch(random.Random(k), 30) for k in range(200)]
+    assert ops(probed(stretch, ["b1", "b2"])) == ops(stretch[:2] + probes + stretch[2:] + probes)
+    spans = [stretch_of(random.Random(k), 30) for k in range(200)]
     assert (0, 30) in spans and all(0 <= a <= b <= 30 and (b - a <= 12 or (a, b) == (0, 30)) for a, b in spans)
     assert any(b - a <= 12 for a, b in spans)
 
