@@ -627,9 +627,9 @@ def classic_outcomes() -> dict[str, tuple[str, ...]]:
 
 # every script's end: every fault ends; writes flow, then the group idles: connections must
 # hold and every slave must catch up (a search's edits leave it as it is)
-HEALING_END = [Step("heal"), Step("net", ("default",)), Step("restart-all"), Step("run", ("5000",)),
+HEALING_END = (Step("heal"), Step("net", ("default",)), Step("restart-all"), Step("run", ("5000",)),
                Step("write", ("3",)), Step("run", ("2000",)), Step("write", ("2", "size=200")),
-               Step("run", (str(QUIET_MS + CATCH_UP_MS + 10_000),))]
+               Step("run", (str(QUIET_MS + CATCH_UP_MS + 10_000),)))
 
 
 def generate_classic_script(config: RunConfig, fault_mixes: dict) -> Script:
@@ -700,12 +700,8 @@ def generate_classic_script(config: RunConfig, fault_mixes: dict) -> Script:
         ms = rng.choice((200, 1000, 3000))
         steps.append(Step("run", (str(ms),)))
         elapsed += ms + 1000
-    # every fault ends; writes flow, then the group idles: connections must hold and
-    # every slave must catch up
     return Script("classic", nodes, config.seed, config.profile, config.adapter, start_spread_ms=0,
-                  steps=tuple(steps + HEALING_END), options=tuple(options))
-
-
+                  steps=tuple(steps) + HEALING_END, options=tuple(options))
 
 
 def _masters_never_wiped(phase: list[Step], master: str) -> list[Step]:

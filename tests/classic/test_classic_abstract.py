@@ -141,7 +141,7 @@ def test_an_edit_keeps_the_opening_and_the_healing_end(seed, edits):
     for _ in range(edits):
         script = mutate_classic_script(script, config, rng, MESSAGE_FAULT_MIXES)
     steps = list(script.steps)
-    assert steps[0] == Step("run", ("6000",)) and steps[-len(HEALING_END):] == HEALING_END
+    assert steps[0] == Step("run", ("6000",)) and tuple(steps[-len(HEALING_END):]) == HEALING_END
     master = script.nodes[0]
     for step in steps:
         master = step.args[0] if step.op == "failover" else master
