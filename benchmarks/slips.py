@@ -33,9 +33,8 @@ sys.path.insert(0, str(ROOT))
 from cli.commands import run as run_command  # noqa: E402
 from cli.main import build_parser  # noqa: E402
 from conformance.campaign import DEFAULT_SHRINK, run_one, shrink_result  # noqa: E402
-from conformance.scenarios.registry import get_scenario  # noqa: E402
-from conformance.search import SearchState, searched  # noqa: E402
-from conformance.spark_campaign import chunk_configs, earlier_chunks, plan_waves  # noqa: E402
+from conformance.search import SearchState  # noqa: E402
+from conformance.spark_campaign import chunk_configs, earlier_chunks, plan_waves, search_chunk  # noqa: E402
 
 NODE = ROOT / "tests" / "fixtures" / "js" / "dledger_node.js"
 TARGET_SHRINK_MEDIAN_S = 5.0
@@ -62,7 +61,6 @@ def first_failure(adapter: str, runs: int):
     check's campaign, in its order."""
     args = build_parser().parse_args(["check", "--adapter", adapter, "--runs", str(runs)])
     spec = run_command.campaign_spec_from(args)
-    scenario = get_scenario(spec.scenario)
     cpu = cpu_seconds()
     taken = 0
     learnt: dict[str, SearchState] = {}  # chunk -> what its search learnt (the campaign commits it)
@@ -72,8 +70,7 @@ def first_failure(adapter: str, runs: int):
         for c in earlier_chunks(spec, chunk):
             known = known.merge(learnt[c.id])
         learnt[chunk.id] = SearchState()
-        results = (searched(configs, run_one, scenario.mutate is not None, known, learnt[chunk.id],
-                             policy=scenario.search_policy, fault_mixes=spec.fault_mixes) if spec.search
+        results = (search_chunk(spec, configs, run_one, known, learnt[chunk.id]) if spec.search
                    else map(run_one, configs))
         for result in results:
             taken += 1

@@ -280,14 +280,17 @@ def unshrunk_counterexample(script: Script, adapter: str, recorded: Sequence, pr
 
 def script_for(config: RunConfig) -> Script:
     """The script of a run: generated from its seed, or, for a run of the search, its
-    ancestors' script mutated once per later ancestor and once by its own seed."""
+    ancestors' script (generated from ``origin[0]`` with the lineage's first group size,
+    ``RunConfig.origin_group_size``) mutated once per later ancestor and once by its own
+    seed; a mutation may resize the group, so the result names the nodes it runs."""
     scenario = get_scenario(config.scenario)
     if not config.origin:
         return scenario.generate(config)
     if scenario.mutate is None:
         raise UserError(f"scenario {config.scenario!r} has no mutations, so no run of it can have an origin "
                         f"({'>'.join(map(str, config.origin))})")
-    script = scenario.generate(attrs.evolve(config, seed=config.origin[0], origin=()))
+    script = scenario.generate(attrs.evolve(config, seed=config.origin[0], origin=(), group_size=config.root_group_size,
+                                            origin_group_size=None))
     for seed in config.origin[1:] + (config.seed,):
         script = scenario.mutate(script, random.Random(f"{seed}:mutate"), config)
     return attrs.evolve(script, seed=config.seed)

@@ -96,23 +96,26 @@ class SearchState:
 
     def to_json(self) -> dict:
         """A JSON document: states by index, each corpus entry by what a mutation keeps
-        of its parent (seed, lineage, group size, fault mix)."""
+        of its parent (seed, lineage, group size and its lineage's first group size, fault mix)."""
         names = sorted(set(self.hits).union(*(states for _, states in self.corpus)))
         index = {s: i for i, s in enumerate(names)}
         return {
             "states": names,
             "hits": [[index[s], n] for s, n in sorted(self.hits.items())],
             "corpus": [{"seed": c.seed, "origin": list(c.origin), "group_size": c.group_size,
-                        "fault_mix": c.fault_mix, "states": sorted(index[s] for s in states)}
+                        "origin_group_size": c.origin_group_size, "fault_mix": c.fault_mix,
+                        "states": sorted(index[s] for s in states)}
                        for c, states in self.corpus],
         }
 
     @classmethod
     def from_json(cls, doc: dict, template: RunConfig) -> "SearchState":
-        """Inverse of ``to_json``; corpus configs are ``template`` with each entry's fields."""
+        """Inverse of ``to_json``; corpus configs are ``template`` with each entry's fields
+        (a document written before resize edits has no ``origin_group_size``: the same size)."""
         names = doc["states"]
         corpus = [(attrs.evolve(template, seed=e["seed"], origin=tuple(e["origin"]), group_size=e["group_size"],
-                                fault_mix=e["fault_mix"]), frozenset(names[i] for i in e["states"]))
+                                origin_group_size=e.get("origin_group_size"), fault_mix=e["fault_mix"]),
+                   frozenset(names[i] for i in e["states"]))
                   for e in doc["corpus"]]
         return cls(corpus, Counter({names[i]: n for i, n in doc["hits"]}))
 
@@ -120,7 +123,8 @@ class SearchState:
 def searched(configs: Iterable[RunConfig], run: Callable[[RunConfig], RunResult],
              can_mutate: bool = True, known: SearchState | None = None,
              learnt: SearchState | None = None, policy: SearchPolicy = ENERGY,
-             fault_mixes: tuple[str, ...] = ()) -> Iterator[RunResult]:
+             fault_mixes: tuple[str, ...] = (), group_sizes: tuple[int, ...] = (),
+             size_of: Callable[[RunConfig], int] | None = None) -> Iterator[RunResult]:
     """Run ``configs`` in order, replacing a share of them by mutations of runs that
     reached new abstract states.
 
@@ -131,7 +135,13 @@ def searched(configs: Iterable[RunConfig], run: Callable[[RunConfig], RunResult]
     (``SearchPolicy``; the scenario's, ``Scenario.search_policy``). ``fault_mixes``: the
     campaign's, recorded in every mutated run (``RunConfig.search_fault_mixes``): its
     insert edits draw from all their faults, so a lineage is not bound to the fault mix
-    its first script was generated with (dledger, raft)."""
+    its first script was generated with (dledger, raft). ``group_sizes``: the campaign's,
+    recorded likewise (``RunConfig.search_group_sizes``) for the scenarios whose mutations
+    resize the group between them (dledger, raft): a lineage is not bound to its first
+    script's size either. Every mutated run records its lineage's first group size
+    (``RunConfig.origin_group_size``, what ``script_for`` generates ``origin[0]`` with);
+    ``size_of`` gives the group size a mutated run's script has (``len(script.nodes)``), so
+    its result records the size it ran with."""
     known = known or SearchState()
     learnt = learnt if learnt is not None else SearchState()
     hits: Counter = Counter(known.hits)  # abstract state -> runs that reached it
@@ -149,7 +159,10 @@ def searched(configs: Iterable[RunConfig], run: Callable[[RunConfig], RunResult]
                 weights = [sum(1.0 / hits[s] for s in states) for _, states in corpus]
                 parent = rng.choices([c for c, _ in corpus], weights)[0]
             config = attrs.evolve(config, group_size=parent.group_size, fault_mix=parent.fault_mix,
-                                  origin=parent.origin + (parent.seed,), search_fault_mixes=tuple(fault_mixes))
+                                  origin=parent.origin + (parent.seed,), origin_group_size=parent.root_group_size,
+                                  search_fault_mixes=tuple(fault_mixes), search_group_sizes=tuple(group_sizes))
+            if size_of is not None:
+                config = attrs.evolve(config, group_size=size_of(config))
         result = run(config)
         states = frozenset(reached(result))
         if states - hits.keys():

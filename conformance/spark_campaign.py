@@ -16,12 +16,13 @@ import datetime as _dt
 import os
 import time
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import attrs
 import pyarrow as pa
 
-from conformance.campaign import DEFAULT_SHRINK, HALT_AFTER_VIOLATION_MS, ShrinkBudget, plan_configs, run_one, shrink_shared
+from conformance.campaign import (DEFAULT_SHRINK, HALT_AFTER_VIOLATION_MS, ShrinkBudget, plan_configs, run_one, script_for,
+                                  shrink_shared)
 from conformance.errors import UserError
 from conformance.faults import DEFAULT_FAULT_MIXES, check_fault_mixes
 from conformance.fingerprint import describe_adapter
@@ -188,9 +189,20 @@ def run_chunk(spec: CampaignSpec, chunk: Chunk, run_fn: Callable[[RunConfig], Ru
     configs = chunk_configs(spec, chunk)
     if not spec.search:
         return [run(c) for c in configs]
+    return list(search_chunk(spec, configs, run, known, learnt))
+
+
+def search_chunk(spec: CampaignSpec, configs: Iterable[RunConfig], run: Callable[[RunConfig], RunResult],
+                 known: SearchState | None = None, learnt: SearchState | None = None) -> Iterator[RunResult]:
+    """``searched`` as a campaign of ``spec`` runs it: the scenario's policy, the campaign's
+    fault mixes for insert edits and, where the scenario's mutations resize the group
+    (``Scenario.resizes``), its group sizes, each mutated run with the size of its script."""
     scenario = get_scenario(spec.scenario)
-    return list(searched(configs, run, can_mutate=scenario.mutate is not None, known=known, learnt=learnt,
-                         policy=scenario.search_policy, fault_mixes=spec.fault_mixes))
+    resizes = scenario.resizes and len(set(spec.group_sizes)) > 1
+    return searched(configs, run, can_mutate=scenario.mutate is not None, known=known, learnt=learnt,
+                    policy=scenario.search_policy, fault_mixes=spec.fault_mixes,
+                    group_sizes=tuple(spec.group_sizes) if resizes else (),
+                    size_of=(lambda c: len(script_for(c).nodes)) if resizes else None)
 
 
 def execute_and_commit(out: str, spec: CampaignSpec, chunk: Chunk, run_fn=run_one,

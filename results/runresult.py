@@ -32,6 +32,19 @@ class RunConfig:
     # insert edits draw from (conformance/search.py); () for a sampled run, and for a
     # lineage whose edits draw only from its own ``fault_mix``
     search_fault_mixes: tuple[str, ...] = ()
+    # a searched run's: the group size of its lineage's first script (``origin[0]``'s, which
+    # ``campaign.script_for`` generates; ``group_size`` is the size the run ran with, once
+    # its lineage's resize edits added or removed nodes); None for a sampled run (the same)
+    origin_group_size: int | None = None
+    # a searched run's: the campaign's group sizes, between which its lineage's resize
+    # edits move (dledger, raft); () for a sampled run, and for a lineage that keeps its size
+    search_group_sizes: tuple[int, ...] = ()
+
+    @property
+    def root_group_size(self) -> int:
+        """The group size of the script this run's lineage starts from (generated from
+        ``origin[0]``, or from its own seed)."""
+        return self.group_size if self.origin_group_size is None else self.origin_group_size
 
 
 @attrs.frozen(slots=True)

@@ -26,7 +26,7 @@ from results.runresult import RunResult
 # runs reached (conformance/search.py); reports read them from the coverage table
 ABSTRACT_STATE = "abstract_state"
 
-SCHEMA_VERSION = 2  # 2: counterexamples per violated property with a shrunk flag; runs.origin
+SCHEMA_VERSION = 3  # 2: counterexamples per violated property with a shrunk flag; runs.origin; 3: runs.origin_group_size
 TABLES = ("runs", "properties", "metrics", "coverage", "counterexamples")
 
 _KEY = [
@@ -46,6 +46,7 @@ RUNS = pa.schema(
         ("fault_mix", pa.string()),
         ("duration_ms", pa.int64()),
         ("origin", pa.string()),  # the search's lineage ("17>23"), null for a sampled run
+        ("origin_group_size", pa.int32()),  # the group size of the lineage's first script, null for a sampled run
         ("steps", pa.int64()),
         ("simulated_ms", pa.int64()),
         ("wall_ms", pa.float64()),
@@ -149,6 +150,7 @@ def flatten(results: Iterable[RunResult]) -> dict[str, pa.Table]:
                 "fault_mix": c.fault_mix,
                 "duration_ms": c.duration_ms,
                 "origin": ">".join(map(str, c.origin)) or None,
+                "origin_group_size": c.root_group_size if c.origin else None,
                 "steps": r.steps,
                 "simulated_ms": r.simulated_ms,
                 "wall_ms": r.wall_ms,

@@ -23,6 +23,8 @@ from __future__ import annotations
 import random
 from typing import Iterable
 
+import attrs
+
 from conformance.errors import NotApplicable, UserError
 from conformance.faults import FAULT_MIXES, LINK_FAULTS, check_fault_mixes
 from conformance.scenarios.base import ExpectationFailed, RunSummary, SimCluster
@@ -659,8 +661,86 @@ def insert_menu(fault_mixes: Iterable[str]) -> tuple[str, ...]:
     return tuple(menu)
 
 
+RESIZE_SHARE = 0.25  # a mutation first resizes the group this often (when the campaign has several sizes)
+GROW_SHARE = 0.5  # a resize grows the group this often when it can grow and shrink alike
+NAMING = {"crash": 1, "restart": 1, "block": 2, "slow": 2, **dict.fromkeys(LINK_FAULTS, 2)}  # op -> nodes it names
+
+
+def resize_group(script: Script, size: int, rng: random.Random) -> Script:
+    """``script`` on a group of ``size`` nodes. Growing, nodes ``n{k}`` (the lowest free
+    numbers) join, each into a side drawn at random of every partition that names its sides
+    (``a | b``); nodes a partition does not name form one more side anyway. Shrinking, the
+    last-named nodes leave and the steps naming them are rewritten: a client's append at
+    one becomes an append at the leader, a crash, restart, block or link fault of one is
+    dropped, a partition loses it (dropped if a side is left empty), and
+    ``isolate-leader-with`` takes no more nodes than the smaller group leaves a minority."""
+    nodes = script.nodes
+    if size >= len(nodes):
+        free = (f"n{i}" for i in range(1, 10 * size) if f"n{i}" not in nodes)
+        joining = [next(free) for _ in range(size - len(nodes))]
+        steps = []
+        for step in script.steps:
+            if step.op == "partition" and "|" in step.args:
+                sides = _sides(step.args)
+                for n in joining:
+                    rng.choice(sides).append(n)
+                step = Step("partition", _partition_args(sides), step.line)
+            steps.append(step)
+        return attrs.evolve(script, nodes=nodes + tuple(joining), steps=tuple(steps))
+    gone = set(nodes[size:])
+    steps = []
+    for step in script.steps:
+        if set(step.args[:NAMING.get(step.op, 0)]) & gone:
+            continue
+        if step.op == "append" and step.args and step.args[0] in gone:
+            step = Step("append-leader", step.args[1:], step.line)
+        elif step.op == "partition":
+            sides = [[n for n in side if n not in gone] for side in _sides(step.args)]
+            if not all(sides):
+                continue
+            step = Step("partition", _partition_args(sides), step.line)
+        elif step.op == "isolate-leader-with" and step.args and step.args[0].isdigit():
+            if size // 2 < 1:
+                continue
+            step = Step(step.op, (str(min(int(step.args[0]), size // 2)),) + step.args[1:], step.line)
+        steps.append(step)
+    return attrs.evolve(script, nodes=nodes[:size], boot_at=tuple(b for b in script.boot_at if b[0] not in gone),
+                        steps=tuple(steps))
+
+
+def _sides(args: tuple[str, ...]) -> list[list[str]]:
+    sides: list[list[str]] = [[]]
+    for a in args:
+        if a == "|":
+            sides.append([])
+        else:
+            sides[-1].append(a)
+    return sides
+
+
+def _partition_args(sides: list[list[str]]) -> tuple[str, ...]:
+    args: list[str] = []
+    for i, side in enumerate(sides):
+        args += (["|"] if i else []) + side
+    return tuple(args)
+
+
+def _resized(script: Script, rng: random.Random, group_sizes: Iterable[int]) -> Script:
+    """A resize edit: the group grows to the next larger of ``group_sizes`` or shrinks
+    to the next smaller (``GROW_SHARE``), drawn from the mutation's own stream."""
+    k = len(script.nodes)
+    larger = sorted(s for s in set(group_sizes) if s > k)
+    smaller = sorted(s for s in set(group_sizes) if s < k)
+    if larger and (not smaller or rng.random() < GROW_SHARE):
+        return resize_group(script, larger[0], rng)
+    if smaller:
+        return resize_group(script, smaller[-1], rng)
+    return script
+
+
 def mutate_dledger_script(script: Script, rng: random.Random, fault_mix: str,
-                          timing: Timing = DEFAULT_TIMING, fault_mixes: Iterable[str] = ()) -> Script:
+                          timing: Timing = DEFAULT_TIMING, fault_mixes: Iterable[str] = (),
+                          group_sizes: Iterable[int] = ()) -> Script:
     """A neighbour of ``script`` for the search: one to four edits of its fault phase
     (insert a fault block, drop a step, stretch or shorten a wait, roughen the network,
     a burst of one to five client appends at the leader); the healing suffix and the
@@ -672,7 +752,14 @@ def mutate_dledger_script(script: Script, rng: random.Random, fault_mix: str,
     An inserted block is drawn from the faults and nemeses of ``fault_mixes`` (the
     campaign's: ``insert_menu``) when given, else from ``fault_mix``'s: a lineage whose
     first script had crashes only can then cut the network too (a crash lineage's runs
-    reached a quarter fewer states than a mixed one's; docs/performance.md, "session 11")."""
+    reached a quarter fewer states than a mixed one's; docs/performance.md, "session 11").
+
+    With ``group_sizes`` (the campaign's, when it has several), a share of the mutations
+    (``RESIZE_SHARE``) first resize the group to the next larger or smaller of them
+    (``resize_group``): a lineage is not bound to its first script's group size either."""
+    sizes = tuple(group_sizes)
+    if len(set(sizes)) > 1 and rng.random() < RESIZE_SHARE:
+        script = _resized(script, rng, sizes)
     steps = list(script.steps)
     end = _fault_phase_end(script.steps)
     phase, suffix = steps[:end], steps[end:]

@@ -70,6 +70,9 @@ class Scenario:
     mutate: Callable[[Script, random.Random, RunConfig], Script] | None = None
     # how its search spends runs and draws parents (conformance/search.py)
     search_policy: SearchPolicy = ENERGY
+    # its mutations may resize the group between the campaign's group sizes (the script
+    # names its nodes: a searched run's group size is len(script.nodes))
+    resizes: bool = False
     # every node state its abstract states can hold (spec/raft/abstract.py), for reports
     abstract_universe: tuple[str, ...] = ()
     # the spec profiles it can judge against (--profile), default_profile among them
@@ -98,8 +101,10 @@ SCENARIOS: dict[str, Scenario] = {
         profiles=tuple(DLEDGER_PROFILES),
         group_sizes=(3, 4, 5),  # 4: an even quorum (3 of 4), where off-by-one quorum slips show
         mutate=lambda script, rng, config: mutate_dledger_script(script, rng, config.fault_mix,
-                                                                 fault_mixes=config.search_fault_mixes),
+                                                                 fault_mixes=config.search_fault_mixes,
+                                                                 group_sizes=config.search_group_sizes),
         search_policy=RARE_TARGETS,
+        resizes=True,
         abstract_universe=every_node_state(),
     ),
     "raft": Scenario(
@@ -111,8 +116,10 @@ SCENARIOS: dict[str, Scenario] = {
         build=build_raft,
         group_sizes=(3, 4, 5),
         mutate=lambda script, rng, config: mutate_dledger_script(script, rng, config.fault_mix,
-                                                                 fault_mixes=config.search_fault_mixes),
+                                                                 fault_mixes=config.search_fault_mixes,
+                                                                 group_sizes=config.search_group_sizes),
         search_policy=RARE_TARGETS,
+        resizes=True,
         abstract_universe=every_node_state(),
     ),
     "truncation": Scenario(

@@ -336,3 +336,114 @@ def test_a_searched_campaign_has_waves_to_learn_in(runs, chunk, waves):
     assert sampling.chunk_size == default_chunk_size(runs)
     given = campaign_spec_from(build_parser().parse_args(["run", "--runs", str(runs), "--search-waves", "3"]))
     assert given.search_waves == 3
+
+
+# ---------------------------------------------------------------- resize: a lineage's group size
+
+
+def test_a_resize_moves_a_script_to_another_group_size():
+    """Shrinking, the last nodes leave and every step naming one is rewritten or dropped;
+    growing, the next free nodes join, each into a side of every partition that names
+    its sides; both parse back from their rendering."""
+    from conformance.scenarios.dledger import resize_group
+    from conformance.script import Script
+    steps = [Step("crash", ("n5",)), Step("restart", ("n5",)), Step("append", ("n4", "m1")),
+             Step("partition", ("n1", "n4", "|", "n2", "n3", "n5")), Step("partition", ("n5",)),
+             Step("partition", ("n4", "n5", "|", "n1", "n2", "n3")), Step("block", ("n1", "n5")),
+             Step("half-open", ("n4", "n2")), Step("crash", ("n2",)), Step("isolate-leader-with", ("2",)),
+             Step("append-leader", ("m2",)), Step("run", ("100",)), Step("heal"), Step("restart-all")]
+    five = Script("dledger", ("n1", "n2", "n3", "n4", "n5"), seed=1, boot_at=(("n2", 5), ("n5", 9)),
+                  steps=tuple(steps))
+    three = resize_group(five, 3, random.Random(0))
+    assert three.nodes == ("n1", "n2", "n3") and three.boot_at == (("n2", 5),)
+    assert ops(three.steps) == ops([Step("append-leader", ("m1",)), Step("partition", ("n1", "|", "n2", "n3")),
+                                    Step("crash", ("n2",)), Step("isolate-leader-with", ("1",)),
+                                    Step("append-leader", ("m2",)), Step("run", ("100",)), Step("heal"),
+                                    Step("restart-all")])
+    assert resize_group(five, 4, random.Random(0)).nodes == ("n1", "n2", "n3", "n4")
+    grown = [resize_group(three, 5, random.Random(k)) for k in range(20)]
+    for g in grown:
+        assert g.nodes == ("n1", "n2", "n3", "n4", "n5")
+        (cut,) = [s for s in g.steps if s.op == "partition"]
+        sides = " ".join(cut.args).split(" | ")
+        assert len(sides) == 2 and sorted(" ".join(sides).split()) == list(g.nodes)
+        assert ops(parse_script(g.render()).steps) == ops(g.steps)
+    assert len({s.steps for s in grown}) > 1, "the joining nodes' sides are drawn"
+    assert ops(parse_script(three.render()).steps) == ops(three.steps)
+
+
+@pytest.mark.parametrize("scenario", ["dledger", "raft"])
+def test_a_lineage_moves_between_the_group_sizes_of_its_campaign(scenario):
+    """With the campaign's group sizes (``RunConfig.search_group_sizes``) a share of the
+    mutations resize the group to the next larger or smaller size, never beyond them;
+    ``script_for`` rebuilds a resized lineage from its first script's size."""
+    sc = get_scenario(scenario)
+    c = attrs.evolve(config(scenario, 0), duration_ms=4_000, search_group_sizes=(3, 4, 5))
+    for size, reachable in ((3, {3, 4}), (4, {3, 4, 5}), (5, {4, 5})):
+        script = sc.generate(attrs.evolve(c, group_size=size))
+        sizes = {len(sc.mutate(script, random.Random(f"{k}:mutate"), c).nodes) for k in range(60)}
+        assert sizes == reachable, (size, sizes)
+        kept = {len(sc.mutate(script, random.Random(f"{k}:mutate"), attrs.evolve(c, search_group_sizes=(size,))).nodes)
+                for k in range(60)}
+        assert kept == {size}
+    lineage = attrs.evolve(c, seed=7, origin=(3, 5), group_size=5, origin_group_size=3)
+    expected = sc.generate(attrs.evolve(c, seed=3, group_size=3))
+    for seed in (5, 7):
+        expected = sc.mutate(expected, random.Random(f"{seed}:mutate"), lineage)
+    rebuilt = script_for(lineage)
+    assert rebuilt.nodes == expected.nodes and ops(rebuilt.steps) == ops(expected.steps)
+    # without the first size, origin[0]'s script would be generated with the run's 5 nodes
+    assert ops(script_for(attrs.evolve(lineage, origin_group_size=None)).steps) != ops(expected.steps)
+
+
+def test_a_campaign_resizes_its_lineages_and_records_the_size_each_run_ran_with(tmp_path):
+    """A searched campaign over several group sizes: mutated runs record their lineage's
+    first group size (runs.origin_group_size, the search state's corpus) and the size
+    their script has (group_size); some lineages change size; each replays from its config."""
+    spec = CampaignSpec("t", "dledger", ("reference",), runs=30, first_seed=60, chunk_size=10,
+                        group_sizes=(3, 4, 5), duration_ms=3_000, search=True, search_waves=3,
+                        shrink_replays=0, shrink_seconds=0.0)
+    out = tmp_path / "c"
+    run_campaign(out, spec, master=None, progress=False)
+    rows = io.read_table(out, "runs").to_pylist()
+    mutated = [r for r in rows if r["origin"]]
+    assert mutated and all(r["origin_group_size"] in (3, 4, 5) for r in mutated)
+    assert all(r["origin_group_size"] is None for r in rows if not r["origin"])
+    resized = [r for r in mutated if r["group_size"] != r["origin_group_size"]]
+    assert resized, "no lineage changed its group size"
+    for r in resized:
+        c = RunConfig("t", r["seed"], "reference", "dledger", r["profile"], r["group_size"], r["fault_mix"], 3_000,
+                      origin=tuple(int(s) for s in r["origin"].split(">")), origin_group_size=r["origin_group_size"],
+                      search_fault_mixes=spec.fault_mixes, search_group_sizes=(3, 4, 5))
+        assert len(script_for(c).nodes) == r["group_size"]
+    corpus = [c for chunk in io.committed_chunks(out)
+              for c, _ in SearchState.from_json(io.read_search_state(out, chunk), config("dledger", 0)).corpus]
+    by_seed = {r["seed"]: r for r in rows}
+    assert any(c.origin for c in corpus)
+    for c in corpus:
+        assert (c.group_size, c.origin_group_size) == (by_seed[c.seed]["group_size"], by_seed[c.seed]["origin_group_size"])
+
+
+def test_a_resized_runs_counterexample_replays(tmp_path, capsys):
+    """A failing run of a lineage that grew: its counterexample names the nodes it ran
+    with and ``rmqha replay`` reproduces the violation."""
+    from cli.main import main
+    found = None
+    for k in range(40):
+        c = RunConfig("t", 100 + k, "mutant:double-vote", "dledger", "dledger-0.4", 3, "mixed", 6_000, origin=(7,),
+                      origin_group_size=3, search_fault_mixes=DEFAULT_FAULT_MIXES, search_group_sizes=(3, 4, 5))
+        nodes = script_for(c).nodes
+        if len(nodes) == 3:
+            continue
+        result = run_one(attrs.evolve(c, group_size=len(nodes)))
+        if result.counterexamples:
+            found = (nodes, result.counterexamples[0])
+            break
+    assert found, "no grown run of a double-voting node failed"
+    nodes, cx = found
+    assert parse_script(cx.script).nodes == nodes == ("n1", "n2", "n3", "n4")
+    path = tmp_path / "cx.rmqha"
+    path.write_text(cx.script)
+    capsys.readouterr()
+    assert main(["replay", str(path)]) == 0
+    assert f"reproduced: {cx.property}" in capsys.readouterr().out
