@@ -661,12 +661,11 @@ def insert_menu(fault_mixes: Iterable[str]) -> tuple[str, ...]:
     return tuple(menu)
 
 
-# A mutation first resizes the group this often (when the campaign has several sizes), and a
-# resize grows the group this often (if it can), else shrinks it (if it can). Grow only: five-node
-# runs reach 95-100% of a range's states, and with half the resizes shrinking a third of the
-# mutated runs stayed on four nodes and fewer states were reached (docs/performance.md, "session 12")
+# A mutation of a group smaller than the campaign's largest size first grows it this often. Only
+# grows: five-node runs reach 95-100% of a range's states, and with half the resizes shrinking a
+# third of the mutated runs stayed on four nodes and fewer states were reached; a group that cannot
+# grow draws nothing for it (docs/performance.md, "session 12")
 RESIZE_SHARE = 0.25
-GROW_SHARE = 1.0
 NAMING = {"crash": 1, "restart": 1, "block": 2, "slow": 2, **dict.fromkeys(LINK_FAULTS, 2)}  # op -> nodes it names
 
 
@@ -729,18 +728,6 @@ def _partition_args(sides: list[list[str]]) -> tuple[str, ...]:
     return tuple(args)
 
 
-def _resized(script: Script, rng: random.Random, group_sizes: Iterable[int]) -> Script:
-    """A resize edit: the group grows to the next larger of ``group_sizes`` or shrinks
-    to the next smaller (``GROW_SHARE``), drawn from the mutation's own stream; a group
-    of the largest size does not grow, nor one of the smallest shrink."""
-    k = len(script.nodes)
-    if rng.random() < GROW_SHARE:
-        larger = sorted(s for s in set(group_sizes) if s > k)
-        return resize_group(script, larger[0], rng) if larger else script
-    smaller = sorted(s for s in set(group_sizes) if s < k)
-    return resize_group(script, smaller[-1], rng) if smaller else script
-
-
 def mutate_dledger_script(script: Script, rng: random.Random, fault_mix: str,
                           timing: Timing = DEFAULT_TIMING, fault_mixes: Iterable[str] = (),
                           group_sizes: Iterable[int] = ()) -> Script:
@@ -757,13 +744,14 @@ def mutate_dledger_script(script: Script, rng: random.Random, fault_mix: str,
     first script had crashes only can then cut the network too (a crash lineage's runs
     reached a quarter fewer states than a mixed one's; docs/performance.md, "session 11").
 
-    With ``group_sizes`` (the campaign's, when it has several), a share of the mutations
-    (``RESIZE_SHARE``) first resize the group to the next larger of them (``resize_group``;
-    ``GROW_SHARE``: only ever larger): a lineage is not bound to its first script's group
-    size either, so one born with three nodes is not capped by them."""
-    sizes = tuple(group_sizes)
-    if len(set(sizes)) > 1 and rng.random() < RESIZE_SHARE:
-        script = _resized(script, rng, sizes)
+    With ``group_sizes`` (the campaign's), a share of the mutations of a group smaller
+    than the largest of them (``RESIZE_SHARE``, drawn from the mutation's own stream) first
+    grow it to the next larger (``resize_group``): a lineage is not bound to its first
+    script's group size either, so one born with three nodes is not capped by them. A
+    group that cannot grow draws nothing, so it mutates as it did before resizes."""
+    larger = sorted(s for s in set(group_sizes) if s > len(script.nodes))
+    if larger and rng.random() < RESIZE_SHARE:
+        script = resize_group(script, larger[0], rng)
     steps = list(script.steps)
     end = _fault_phase_end(script.steps)
     phase, suffix = steps[:end], steps[end:]
