@@ -68,7 +68,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rmqha: adapter error: {exc}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:  # a reader that stopped early (| head): quiet, as a process the pipe's signal ends
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
+        except (OSError, ValueError):  # stdout is no file (captured, replaced): nothing to quieten
+            pass
         return 141
     except OSError as exc:  # the file system refused after the flags' checks (a full disk, a path gone since)
         where = f"{exc.filename}: " if exc.filename is not None else ""

@@ -77,6 +77,7 @@ def run(args) -> int:
             steps = open(args.step_trace, "w", encoding="utf-8")
         except OSError as exc:
             raise UserError(f"--step-trace: cannot write {args.step_trace}: {exc.strerror}") from None
+    sink_failed: list[OSError] = []
     try:
         sink = None
         if steps is not None:
@@ -89,8 +90,17 @@ def run(args) -> int:
             writer = TraceWriter(steps, kind, script.nodes, script.profile or default_profile,
                                  f"rmqha replay ({adapter})", "each-step" if _in_process(adapter) else "at-crash",
                                  stack)
-            sink = writer.write
+
+            def sink(event) -> None:
+                try:
+                    writer.write(event)
+                except OSError as exc:  # the trace's file or pipe, not the implementation, failed
+                    sink_failed.append(exc)
+                    raise
+
         ex = execute(script, adapter, record_trace=True, step_sink=sink)
+        if sink_failed:  # (the run stopped there; main reports it: one line, or quietly for a closed pipe)
+            raise sink_failed[0]
     except ExpectationFailed as exc:
         print(f"{args.file}: expectation failed: {exc}")
         return 1

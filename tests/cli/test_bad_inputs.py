@@ -252,6 +252,23 @@ def test_a_write_refused_mid_command_is_one_line(tmp_path, capsys, monkeypatch):
     assert err == f"rmqha: error: {tmp_path / 'r'}: No space left on device\n"
 
 
+@pytest.mark.parametrize("error, code, message", [
+    (OSError(28, "No space left on device", "trace.jsonl"), 2, "rmqha: error: trace.jsonl: No space left on device\n"),
+    (BrokenPipeError(32, "Broken pipe"), 141, ""),
+])
+def test_a_step_trace_that_cannot_be_written_is_not_the_implementations_failure(tmp_path, capsys, monkeypatch,
+                                                                                  error, code, message):
+    """The step trace's file or pipe failing mid-run: the file system's error (one line,
+    exit 2) or a closed pipe (quiet, 141), never "the implementation failed" (exit 3)."""
+    def refused(self, event):
+        raise error
+
+    monkeypatch.setattr("cli.commands.replay.TraceWriter.write", refused)
+    script = REPO / "tests/scenarios/dledger/figure8-g1-loses-committed-entry.rmqha"
+    assert main(["replay", str(script), "--step-trace", str(tmp_path / "trace.jsonl")]) == code
+    assert capsys.readouterr().err == message
+
+
 def test_a_reader_that_stops_early_gets_no_traceback():
     """``rmqha replay ... --step-trace /dev/stdout | head -1`` (a step trace of 330 kB, so the
     pipe breaks for sure): the command ends quietly, as a process the pipe's signal ends."""
