@@ -738,6 +738,9 @@ def mutate_classic_script(script: Script, config: RunConfig, rng: random.Random,
         return [Step("write", (str(rng.randint(1, 6)), f"size={rng.choice((24, 64, 100, 200))}")) for _ in
                 range(rng.randint(1, 3))]
 
+    def partition() -> Step:  # one side of a random cut (the rest of the group is the other)
+        return Step("partition", tuple(rng.sample(nodes, rng.randint(1, len(nodes) - 1))))
+
     for _ in range(rng.randint(1, 3)):
         op = rng.choice(("splice", "splice", "cut", "cut", "lossy", "lossy", "down", "down", "overlay", "overlay",
                          "probe", "probe", "failover", "clean", "writes", "options"))
@@ -750,8 +753,7 @@ def mutate_classic_script(script: Script, config: RunConfig, rng: random.Random,
                 start = rng.randrange(len(donor))
                 phase[at:at] = donor[start:start + rng.randint(2, 8)]
         elif op == "cut":
-            fault = (Step("partition", tuple(rng.sample(nodes, rng.randint(1, len(nodes) - 1)))) if rng.random() < 0.6
-                     else Step("block", tuple(rng.sample(nodes, 2))))
+            fault = partition() if rng.random() < 0.6 else Step("block", tuple(rng.sample(nodes, 2)))
             phase[at:at] = [fault, *writes(), Step("run", (ms,)), Step("heal")]
         elif op == "lossy":
             phase[at:at] = [lossy_net(rng), *writes(), Step("run", (ms,)), Step("net", ("default",))]
@@ -763,7 +765,7 @@ def mutate_classic_script(script: Script, config: RunConfig, rng: random.Random,
             if rng.random() < 0.5:
                 on, off = lossy_net(rng), Step("net", ("default",))
             else:
-                on, off = Step("partition", tuple(rng.sample(nodes, rng.randint(1, len(nodes) - 1)))), Step("heal")
+                on, off = partition(), Step("heal")
             phase[start:stop] = overlay(phase[start:stop], on, off)
         elif op == "probe":
             # producers with stale routes: after every wait of a stretch, a write to each
