@@ -666,49 +666,28 @@ def insert_menu(fault_mixes: Iterable[str]) -> tuple[str, ...]:
 # third of the mutated runs stayed on four nodes and fewer states were reached; a group that cannot
 # grow draws nothing for it (docs/performance.md, "session 12")
 RESIZE_SHARE = 0.25
-NAMING = {"crash": 1, "restart": 1, "block": 2, "slow": 2, **dict.fromkeys(LINK_FAULTS, 2)}  # op -> nodes it names
 
 
-def resize_group(script: Script, size: int, rng: random.Random) -> Script:
-    """``script`` on a group of ``size`` nodes. Growing, nodes ``n{k}`` (the lowest free
-    numbers) join, each into a side drawn at random of every partition that names its sides
-    (``a | b``); nodes a partition does not name form one more side anyway. Shrinking, the
-    last-named nodes leave and the steps naming them are rewritten: a client's append at
-    one becomes an append at the leader, a crash, restart, block or link fault of one is
-    dropped, a partition loses it (dropped if a side is left empty), and
-    ``isolate-leader-with`` takes no more nodes than the smaller group leaves a minority."""
+def grow_group(script: Script, size: int, rng: random.Random) -> Script:
+    """``script`` on a group of ``size`` nodes (no fewer than it has): nodes ``n{k}`` (the
+    lowest free numbers) join, each into a side drawn at random of every partition that
+    names its sides (``a | b``); nodes a partition does not name form one more side anyway.
+    (The search only grows a lineage's group: shrinking one was measured and reached fewer
+    states, docs/performance.md, "session 12".)"""
     nodes = script.nodes
-    if size >= len(nodes):
-        free = (f"n{i}" for i in range(1, 10 * size) if f"n{i}" not in nodes)
-        joining = [next(free) for _ in range(size - len(nodes))]
-        steps = []
-        for step in script.steps:
-            if step.op == "partition" and "|" in step.args:
-                sides = _sides(step.args)
-                for n in joining:
-                    rng.choice(sides).append(n)
-                step = Step("partition", _partition_args(sides), step.line)
-            steps.append(step)
-        return attrs.evolve(script, nodes=nodes + tuple(joining), steps=tuple(steps))
-    gone = set(nodes[size:])
+    if size < len(nodes):
+        raise ValueError(f"cannot grow a group of {len(nodes)} nodes to {size}")
+    free = (f"n{i}" for i in range(1, 10 * size) if f"n{i}" not in nodes)
+    joining = [next(free) for _ in range(size - len(nodes))]
     steps = []
     for step in script.steps:
-        if set(step.args[:NAMING.get(step.op, 0)]) & gone:
-            continue
-        if step.op == "append" and step.args and step.args[0] in gone:
-            step = Step("append-leader", step.args[1:], step.line)
-        elif step.op == "partition":
-            sides = [[n for n in side if n not in gone] for side in _sides(step.args)]
-            if not all(sides):
-                continue
+        if step.op == "partition" and "|" in step.args:
+            sides = _sides(step.args)
+            for n in joining:
+                rng.choice(sides).append(n)
             step = Step("partition", _partition_args(sides), step.line)
-        elif step.op == "isolate-leader-with" and step.args and step.args[0].isdigit():
-            if size // 2 < 1:
-                continue
-            step = Step(step.op, (str(min(int(step.args[0]), size // 2)),) + step.args[1:], step.line)
         steps.append(step)
-    return attrs.evolve(script, nodes=nodes[:size], boot_at=tuple(b for b in script.boot_at if b[0] not in gone),
-                        steps=tuple(steps))
+    return attrs.evolve(script, nodes=nodes + tuple(joining), steps=tuple(steps))
 
 
 def _sides(args: tuple[str, ...]) -> list[list[str]]:
@@ -746,12 +725,12 @@ def mutate_dledger_script(script: Script, rng: random.Random, fault_mix: str,
 
     With ``group_sizes`` (the campaign's), a share of the mutations of a group smaller
     than the largest of them (``RESIZE_SHARE``, drawn from the mutation's own stream) first
-    grow it to the next larger (``resize_group``): a lineage is not bound to its first
+    grow it to the next larger (``grow_group``): a lineage is not bound to its first
     script's group size either, so one born with three nodes is not capped by them. A
     group that cannot grow draws nothing, so it mutates as it did before resizes."""
     larger = sorted(s for s in set(group_sizes) if s > len(script.nodes))
     if larger and rng.random() < RESIZE_SHARE:
-        script = resize_group(script, larger[0], rng)
+        script = grow_group(script, larger[0], rng)
     steps = list(script.steps)
     end = _fault_phase_end(script.steps)
     phase, suffix = steps[:end], steps[end:]

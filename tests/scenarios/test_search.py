@@ -14,9 +14,10 @@ from cli.main import build_parser
 from conformance.campaign import run_one, script_for
 from conformance.faults import DEFAULT_FAULT_MIXES
 from conformance.scenarios.controller import _elections
+from conformance.scenarios.dledger import grow_group
 from conformance.scenarios.edits import overlay, probed, stretch_of
 from conformance.scenarios.registry import SCENARIOS, get_scenario
-from conformance.script import Step, parse_script
+from conformance.script import Script, Step, parse_script
 from conformance.search import ENERGY, RARE_TARGETS, WARMUP_RUNS, SearchState, rare_states, reached, searched
 from conformance.spark_campaign import CampaignSpec, Chunk, plan_chunks, plan_waves, run_campaign, run_chunk
 from results import io
@@ -341,35 +342,28 @@ def test_a_searched_campaign_has_waves_to_learn_in(runs, chunk, waves):
 # ---------------------------------------------------------------- resize: a lineage's group size
 
 
-def test_a_resize_moves_a_script_to_another_group_size():
-    """Shrinking, the last nodes leave and every step naming one is rewritten or dropped;
-    growing, the next free nodes join, each into a side of every partition that names
-    its sides; both parse back from their rendering."""
-    from conformance.scenarios.dledger import resize_group
-    from conformance.script import Script
-    steps = [Step("crash", ("n5",)), Step("restart", ("n5",)), Step("append", ("n4", "m1")),
-             Step("partition", ("n1", "n4", "|", "n2", "n3", "n5")), Step("partition", ("n5",)),
-             Step("partition", ("n4", "n5", "|", "n1", "n2", "n3")), Step("block", ("n1", "n5")),
-             Step("half-open", ("n4", "n2")), Step("crash", ("n2",)), Step("isolate-leader-with", ("2",)),
-             Step("append-leader", ("m2",)), Step("run", ("100",)), Step("heal"), Step("restart-all")]
-    five = Script("dledger", ("n1", "n2", "n3", "n4", "n5"), seed=1, boot_at=(("n2", 5), ("n5", 9)),
-                  steps=tuple(steps))
-    three = resize_group(five, 3, random.Random(0))
-    assert three.nodes == ("n1", "n2", "n3") and three.boot_at == (("n2", 5),)
-    assert ops(three.steps) == ops([Step("append-leader", ("m1",)), Step("partition", ("n1", "|", "n2", "n3")),
-                                    Step("crash", ("n2",)), Step("isolate-leader-with", ("1",)),
-                                    Step("append-leader", ("m2",)), Step("run", ("100",)), Step("heal"),
-                                    Step("restart-all")])
-    assert resize_group(five, 4, random.Random(0)).nodes == ("n1", "n2", "n3", "n4")
-    grown = [resize_group(three, 5, random.Random(k)) for k in range(20)]
+def test_growing_a_group_adds_the_next_free_nodes_into_a_side_of_every_named_partition():
+    """The next free nodes join, each into a side drawn at random of every partition that
+    names its sides; every other step is kept; the grown script parses back from its
+    rendering; a group is never grown to fewer nodes than it has."""
+    steps = [Step("crash", ("n2",)), Step("partition", ("n1", "|", "n2", "n3")), Step("partition", ("n3",)),
+             Step("block", ("n1", "n3")), Step("isolate-leader-with", ("1",)), Step("append", ("n1", "m1")),
+             Step("run", ("100",)), Step("heal"), Step("restart-all")]
+    three = Script("dledger", ("n1", "n2", "n3"), seed=1, boot_at=(("n2", 5),), steps=tuple(steps))
+    assert grow_group(three, 3, random.Random(0)) == three
+    assert grow_group(three, 4, random.Random(0)).nodes == ("n1", "n2", "n3", "n4")
+    grown = [grow_group(three, 5, random.Random(k)) for k in range(20)]
     for g in grown:
-        assert g.nodes == ("n1", "n2", "n3", "n4", "n5")
-        (cut,) = [s for s in g.steps if s.op == "partition"]
+        assert g.nodes == ("n1", "n2", "n3", "n4", "n5") and g.boot_at == three.boot_at
+        cut, lone = [s for s in g.steps if s.op == "partition"]
         sides = " ".join(cut.args).split(" | ")
         assert len(sides) == 2 and sorted(" ".join(sides).split()) == list(g.nodes)
+        assert lone.args == ("n3",), "a partition that does not name its sides is kept as it is"
+        assert ops(s for s in g.steps if s.op != "partition") == ops(s for s in steps if s.op != "partition")
         assert ops(parse_script(g.render()).steps) == ops(g.steps)
     assert len({s.steps for s in grown}) > 1, "the joining nodes' sides are drawn"
-    assert ops(parse_script(three.render()).steps) == ops(three.steps)
+    with pytest.raises(ValueError, match="cannot grow a group of 3 nodes to 2"):
+        grow_group(three, 2, random.Random(0))
 
 
 @pytest.mark.parametrize("scenario", ["dledger", "raft"])
