@@ -17,10 +17,14 @@ runs (this process's, per run), the campaigns' bookkeeping aside.
 
     python benchmarks/search_coverage.py [--scenario dledger|controller|classic] [--runs 1000]
         [--chunk-size N] [--waves N] [--seed S] [--adapter reference] [--ranges K [--range-step 5000]]
+        [--streams K]
 
 ``--ranges K`` measures K seed ranges (from S, S + 5000, ...) and sums them up (min and
 median ratio, in how many the target is met): one range is not enough to judge a change
 of the search, whose figure moves 5-10% between ranges as other lineages win.
+``--streams K`` searches each range K times, with the search's own random stream and
+K - 1 others (``rmqha run --search-stream``): the sampled runs are the same, only the
+search's draws differ, and the stream alone moves a range's figure by 5-15%.
 """
 from __future__ import annotations
 
@@ -49,14 +53,16 @@ def load() -> str:
     return "load average %.2f %.2f %.2f" % os.getloadavg()
 
 
-def campaign(search: bool, args, first_seed: int) -> tuple[dict[str, int], dict[int, float], float]:
+def campaign(search: bool, args, first_seed: int, stream: str = "") -> tuple[dict[str, int], dict[int, float], float]:
     """A campaign of ``args.runs`` runs from ``first_seed`` as ``rmqha run --no-spark``
-    runs it (chunks, the search's waves): the state -> the first seed whose run reached
+    runs it (chunks, the search's waves; its draws from ``stream``, as ``--search-stream``
+    gives): the state -> the first seed whose run reached
     it (the coverage table says which seed of a chunk first reached a state), each
     run's CPU seconds by seed, and the whole campaign's CPU seconds."""
     spec = CampaignSpec("bench", args.scenario, (args.adapter,), runs=args.runs, first_seed=first_seed,
                         chunk_size=args.chunk_size, group_sizes=get_scenario(args.scenario).group_sizes,
-                        search=search, search_waves=args.waves, shrink_replays=0, shrink_seconds=0.0)
+                        search=search, search_waves=args.waves, shrink_replays=0, shrink_seconds=0.0,
+                        search_stream=stream)
     cpu_of: dict[int, float] = {}
 
     def timed(config):
@@ -90,47 +96,59 @@ def known_after(first_seen: dict[str, int], seeds: list[int]) -> list[int]:
     return out
 
 
-def measure(args, first: int) -> tuple[float, float]:
-    """One seed range: search and sampling from ``first``; prints its rows and returns
-    the ratio per ``args.runs`` runs and at an equal CPU budget."""
+def streams(k: int) -> list[str]:
+    """The search's own random stream ("") and ``k - 1`` others: "b", "c", ..."""
+    return [""] + [chr(ord("b") + i) for i in range(k - 1)]
+
+
+def row(name: str, runs: int, states: int, cpu: float, growth: list[int]) -> None:
+    q = [growth[int(len(growth) * f) - 1] for f in (0.25, 0.5, 0.75)]
+    print(f"{name:10s} {runs:5d} {states:7d} {1000 * states / runs:11.0f} {cpu:9.1f} {states / cpu:12.1f} "
+          f"{q[0]:7d} {q[1]:7d} {q[2]:7d}", flush=True)
+
+
+def measure(args, first: int) -> list[tuple[float, float]]:
+    """One seed range: sampling, and the search with each of ``args.streams`` random
+    streams, from ``first``; prints their rows and returns, per stream, the ratio per
+    ``args.runs`` runs and at an equal CPU budget."""
     seeds = list(range(first, first + args.runs))
-    figures = {}
-    for search in (False, True):
-        first_seen, cpu_of, _ = campaign(search, args, first)
-        growth = known_after(first_seen, seeds)
-        cpu = sum(cpu_of.values())
-        figures[search] = (len(first_seen), cpu, first_seen, cpu_of)
-        q = [growth[int(len(growth) * f) - 1] for f in (0.25, 0.5, 0.75)]
-        print(f"{'search' if search else 'sampling':10s} {args.runs:5d} {len(first_seen):7d} "
-              f"{1000 * len(first_seen) / args.runs:11.0f} {cpu:9.1f} {len(first_seen) / cpu:12.1f} "
-              f"{q[0]:7d} {q[1]:7d} {q[2]:7d}", flush=True)
-    # sampling on, with the next seeds, until it has spent the search's CPU seconds
-    budget = figures[True][1]
-    first_seen, cpu_of = dict(figures[False][2]), dict(figures[False][3])
+    sampled, sampled_cpu, _ = campaign(False, args, first)
+    row("sampling", args.runs, len(sampled), sum(sampled_cpu.values()), known_after(sampled, seeds))
+    searches = []
+    for stream in streams(args.streams):
+        first_seen, cpu_of, _ = campaign(True, args, first, stream)
+        searches.append((stream, len(first_seen), sum(cpu_of.values())))
+        row(f"search {stream}".strip(), args.runs, len(first_seen), searches[-1][2], known_after(first_seen, seeds))
+    # sampling on, with the next seeds, until it has spent the costliest search's CPU seconds
+    first_seen, cpu_of = dict(sampled), dict(sampled_cpu)
     start = first
-    while sum(cpu_of.values()) < budget:
+    while sum(cpu_of.values()) < max(cpu for _, _, cpu in searches):
         start += args.runs
         more, more_cpu, _ = campaign(False, args, start)
         for s, seed in more.items():
             first_seen.setdefault(s, seed)
         cpu_of.update(more_cpu)
-    spent, runs = 0.0, 0
-    for seed in sorted(cpu_of):
-        if spent + cpu_of[seed] > budget:
-            break
-        spent += cpu_of[seed]
-        runs += 1
-    equal_cpu = known_after(first_seen, sorted(cpu_of)[:runs])[-1]
-    print(f"{'sampling':10s} {runs:5d} {equal_cpu:7d} {'':11s} {spent:9.1f} {equal_cpu / spent:12.1f}   "
-          f"(sampling on to the search's CPU seconds)")
-    ratio = figures[True][0] / figures[False][0]
-    per_cpu = (figures[True][0] / figures[True][1]) / (figures[False][0] / figures[False][1])
-    print(f"search / sampling: {ratio:.2f}x states per {args.runs} runs (target {TARGET_RATIO:.1f}x: "
-          f"{'ok' if ratio >= TARGET_RATIO else 'MISS'}); per CPU-second: "
-          f"{figures[True][0] / equal_cpu:.2f}x the states of sampling given the same CPU seconds "
-          f"({'ok' if figures[True][0] / equal_cpu >= TARGET_RATIO else 'MISS'}), "
-          f"{per_cpu:.2f}x states per CPU-second at equal runs; {load()}")
-    return ratio, figures[True][0] / equal_cpu
+    figures = []
+    for stream, states, budget in searches:
+        spent, runs = 0.0, 0
+        for seed in sorted(cpu_of):
+            if spent + cpu_of[seed] > budget:
+                break
+            spent += cpu_of[seed]
+            runs += 1
+        equal_cpu = known_after(first_seen, sorted(cpu_of)[:runs])[-1]
+        print(f"{'sampling':10s} {runs:5d} {equal_cpu:7d} {'':11s} {spent:9.1f} {equal_cpu / spent:12.1f}   "
+              f"(sampling on to the CPU seconds of {('search ' + stream).strip()})")
+        ratio = states / len(sampled)
+        per_cpu = (states / budget) / (len(sampled) / sum(sampled_cpu.values()))
+        name = f"search {stream} / sampling".replace("  ", " ")
+        print(f"{name}: {ratio:.2f}x states per {args.runs} runs (target {TARGET_RATIO:.1f}x: "
+              f"{'ok' if ratio >= TARGET_RATIO else 'MISS'}); per CPU-second: "
+              f"{states / equal_cpu:.2f}x the states of sampling given the same CPU seconds "
+              f"({'ok' if states / equal_cpu >= TARGET_RATIO else 'MISS'}), "
+              f"{per_cpu:.2f}x states per CPU-second at equal runs; {load()}")
+        figures.append((ratio, states / equal_cpu))
+    return figures
 
 
 def main() -> int:
@@ -145,28 +163,34 @@ def main() -> int:
                     help="seed ranges to measure (the search's figure moves 5-10%% from one range to another: "
                          "judge a change of the search on several)")
     ap.add_argument("--range-step", type=int, default=5000, help="seeds between the first seeds of two ranges")
+    ap.add_argument("--streams", type=int, default=1,
+                    help="search each range with this many random streams (rmqha run --search-stream: the "
+                         "search's own, then b, c, ...): the stream alone moves a range's figure by 5-15%%")
     args = ap.parse_args()
     if args.ranges < 1 or args.range_step < args.runs:
         ap.error("--ranges is at least 1 and --range-step at least --runs (ranges of seeds that do not overlap)")
+    if not 1 <= args.streams <= 25:
+        ap.error("--streams is from 1 to 25")
     args.chunk_size = args.chunk_size or search_chunk_size(args.runs)
     args.waves = args.waves or default_waves(-(-args.runs // args.chunk_size))
     print(f"{args.scenario} on {args.adapter}: {args.runs} runs from seed {args.seed} in chunks of {args.chunk_size} "
           f"({args.waves} waves), group sizes {'/'.join(map(str, get_scenario(args.scenario).group_sizes))}, "
-          f"every fault mix; {load()}")
+          f"every fault mix; {args.streams} random stream{'s' if args.streams > 1 else ''} of the search; {load()}")
     print(f"{'campaign':10s} {'runs':>5s} {'states':>7s} {'per 1k runs':>11s} {'run cpu s':>9s} {'states/cpu s':>12s} "
           f"{'at 25%':>7s} {'at 50%':>7s} {'at 75%':>7s}")
     ratios = []
     for k in range(args.ranges):
         if args.ranges > 1:
             print(f"-- seed range {k + 1} of {args.ranges}: seeds from {args.seed + k * args.range_step}")
-        ratios.append(measure(args, args.seed + k * args.range_step))
-    if args.ranges > 1:
+        ratios += measure(args, args.seed + k * args.range_step)
+    if len(ratios) > 1:
         per_runs = sorted(r for r, _ in ratios)
         same_cpu = sorted(c for _, c in ratios)
         met = sum(r >= TARGET_RATIO for r in per_runs)
-        print(f"over {args.ranges} seed ranges: per {args.runs} runs {' '.join(f'{r:.2f}x' for r, _ in ratios)} "
+        what = f"{args.ranges} seed range{'s' if args.ranges > 1 else ''} x {args.streams} stream{'s' if args.streams > 1 else ''}"
+        print(f"over {what}: per {args.runs} runs {' '.join(f'{r:.2f}x' for r, _ in ratios)} "
               f"(min {per_runs[0]:.2f}x, median {statistics.median(per_runs):.2f}x; target {TARGET_RATIO:.1f}x met in "
-              f"{met} of {args.ranges}: {'ok' if met == args.ranges else 'MISS'}); same CPU min {same_cpu[0]:.2f}x, "
+              f"{met} of {len(ratios)}: {'ok' if met == len(ratios) else 'MISS'}); same CPU min {same_cpu[0]:.2f}x, "
               f"median {statistics.median(same_cpu):.2f}x")
     return 0
 

@@ -39,6 +39,14 @@ def whole(lo: int, hi: int | None = None, what: str = "a whole number"):
     return parse
 
 
+def stream_name(text: str) -> str:
+    """An argparse ``type``: a name of the search's random stream (letters, digits, ``-``,
+    ``_``; up to 32)."""
+    if not text or len(text) > 32 or not all(c.isascii() and (c.isalnum() or c in "-_") for c in text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a stream name (1 to 32 letters, digits, '-' or '_')")
+    return text
+
+
 POSITIVE = whole(1)
 NON_NEGATIVE = whole(0)
 SEED = whole(0, MAX_SEED, "a seed")

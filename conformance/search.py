@@ -124,7 +124,7 @@ def searched(configs: Iterable[RunConfig], run: Callable[[RunConfig], RunResult]
              can_mutate: bool = True, known: SearchState | None = None,
              learnt: SearchState | None = None, policy: SearchPolicy = ENERGY,
              fault_mixes: tuple[str, ...] = (), group_sizes: tuple[int, ...] = (),
-             size_of: Callable[[RunConfig], int] | None = None) -> Iterator[RunResult]:
+             size_of: Callable[[RunConfig], int] | None = None, stream: str = "") -> Iterator[RunResult]:
     """Run ``configs`` in order, replacing a share of them by mutations of runs that
     reached new abstract states.
 
@@ -141,7 +141,10 @@ def searched(configs: Iterable[RunConfig], run: Callable[[RunConfig], RunResult]
     script's size either. Every mutated run records its lineage's first group size
     (``RunConfig.origin_group_size``, what ``script_for`` generates ``origin[0]`` with);
     ``size_of`` gives the group size a mutated run's script has (``len(script.nodes)``), so
-    its result records the size it ran with."""
+    its result records the size it ran with. ``stream`` salts the search's own draws
+    (whether a run mutates, and its parent; ``CampaignSpec.search_stream``): the same seeds
+    searched with another stream, to tell a change of the search from its luck. A mutated
+    run records its lineage either way, so it replays without it."""
     known = known or SearchState()
     learnt = learnt if learnt is not None else SearchState()
     hits: Counter = Counter(known.hits)  # abstract state -> runs that reached it
@@ -151,7 +154,7 @@ def searched(configs: Iterable[RunConfig], run: Callable[[RunConfig], RunResult]
         for s in states:
             reaching.setdefault(s, []).append(c)
     for k, config in enumerate(configs):
-        rng = random.Random(f"{config.seed}:search")
+        rng = random.Random(f"{config.seed}:search{stream}")
         if can_mutate and corpus and (k >= WARMUP_RUNS or known.corpus) and rng.random() < policy.mutate_share:
             if policy.rare_targets:
                 parent = rng.choice(reaching[rng.choice(rare_states(hits, reaching))])

@@ -58,6 +58,9 @@ class CampaignSpec:
     search: bool = True
     # the search's waves: a chunk learns from every chunk of the earlier waves
     search_waves: int = SEARCH_WAVES
+    # salts the search's own draws (``searched(stream=...)``); "" is the search's own stream.
+    # benchmarks/search_coverage.py --streams measures a change of the search on several
+    search_stream: str = ""
 
     @property
     def shrink_budget(self) -> ShrinkBudget:
@@ -202,7 +205,8 @@ def search_chunk(spec: CampaignSpec, configs: Iterable[RunConfig], run: Callable
     return searched(configs, run, can_mutate=scenario.mutate is not None, known=known, learnt=learnt,
                     policy=scenario.search_policy, fault_mixes=spec.fault_mixes,
                     group_sizes=tuple(spec.group_sizes) if resizes else (),
-                    size_of=(lambda c: len(script_for(c).nodes)) if resizes else None)
+                    size_of=(lambda c: len(script_for(c).nodes)) if resizes else None,
+                    stream=spec.search_stream)
 
 
 def execute_and_commit(out: str, spec: CampaignSpec, chunk: Chunk, run_fn=run_one,

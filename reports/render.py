@@ -164,7 +164,7 @@ def _flags(spec: dict[str, Any], **override: Any) -> list[str]:
     replays, seconds = spec.pop("shrink_replays", None), spec.pop("shrink_seconds", None)
     search = spec.pop("search", None)
     for key, value in spec.items():
-        if key == "campaign" or value is None or value is False:
+        if key == "campaign" or value is None or value is False or value == "":
             continue
         flag = _FLAGS.get(key, "--" + key.replace("_", "-"))
         if value is True:

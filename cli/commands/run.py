@@ -5,7 +5,7 @@ import datetime as _dt
 import sys
 from pathlib import Path
 
-from cli.args import NON_NEGATIVE, POSITIVE, SEED, output_dir
+from cli.args import NON_NEGATIVE, POSITIVE, SEED, output_dir, stream_name
 from conformance.campaign import DEFAULT_SHRINK, NO_SHRINK, ShrinkBudget
 from conformance.errors import NotApplicable, UserError
 from conformance.targets import check_applicable, combine_adapter_args
@@ -50,6 +50,10 @@ def add_campaign_arguments(p) -> None:
                    help="the search runs the chunks in N waves, each starting from what the earlier ones found "
                         f"(default: two chunks a wave, {SEARCH_WAVES} to {MAX_SEARCH_WAVES} waves; 1: every chunk "
                         "searches alone, all in parallel)")
+    p.add_argument("--search-stream", type=stream_name, default=None, metavar="NAME",
+                   help="another random stream for the search's own draws (which runs mutate, and their parents): "
+                        "the same seeds searched differently, to tell a change of the search from its luck "
+                        "(default: the search's own stream)")
 
 
 def add_shrink_arguments(p) -> None:
@@ -143,6 +147,7 @@ def campaign_spec_from(args):
         shrink_seconds=budget.seconds,
         search=not args.no_search,
         search_waves=args.search_waves or default_waves(-(-args.runs // chunk)),
+        search_stream=args.search_stream or "",
     )
 
 

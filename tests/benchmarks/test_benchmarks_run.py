@@ -71,7 +71,17 @@ def test_search_coverage_sums_up_several_seed_ranges():
               "--ranges", "2", "--range-step", "100")
     assert "seed range 2 of 2: seeds from 100" in out
     summary = out.strip().splitlines()[-1]
-    assert summary.startswith("over 2 seed ranges: per 3 runs") and "median" in summary and "met in" in summary
+    assert summary.startswith("over 2 seed ranges x 1 stream: per 3 runs") and "median" in summary
+    assert "met in" in summary and "of 2:" in summary
+
+
+def test_search_coverage_searches_a_range_with_several_random_streams():
+    """Each stream's search gets its rows and its ratios; the summary counts every (range, stream)."""
+    out = run("benchmarks/search_coverage.py", "--runs", "6", "--chunk-size", "2", "--waves", "2", "--streams", "2")
+    assert "search / sampling:" in out and "search b / sampling:" in out
+    assert "(sampling on to the CPU seconds of search b)" in out
+    summary = out.strip().splitlines()[-1]
+    assert summary.startswith("over 1 seed range x 2 streams: per 6 runs") and "of 2:" in summary
 
 
 def test_shrinking_prints_both_targets():

@@ -259,6 +259,7 @@ def test_the_report_says_how_long_a_failing_run_was_judged(data, tmp_path):
 
 @pytest.mark.parametrize("settings", [{}, {"search": False}, {"shrink_replays": 0, "shrink_seconds": 0.0},
                                       {"shrink_replays": 7, "shrink_seconds": 2.5}, {"search_waves": 1},
+                                      {"search_stream": "b"},
                                       {"profile": "dledger-0.2", "first_seed": 40}])
 def test_the_commands_a_report_prints_are_the_campaigns_own(settings):
     spec = CampaignSpec("c", "dledger", ("reference",), runs=10, chunk_size=5, **settings)

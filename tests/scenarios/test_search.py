@@ -194,6 +194,42 @@ def test_a_resumed_campaign_searches_as_an_uninterrupted_one(tmp_path):
     assert pick(cut) == pick(whole)
 
 
+def test_another_search_stream_draws_other_parents_and_its_runs_replay_from_their_lineage(tmp_path):
+    """``--search-stream``: the same seeds, the search's own draws salted; the sampled runs
+    are the same, the mutated ones differ, and each replays from its config alone (its
+    lineage), so ``rmqha replay`` and ``script_for`` need no stream. The default stream is
+    the search's own: a campaign that names none searches as before streams existed."""
+    spec = _campaign("s", runs=10, chunk_size=5)
+    for name, stream in (("own", ""), ("b", "b")):
+        run_campaign(tmp_path / name, attrs.evolve(spec, search_stream=stream), master=None, progress=False)
+    own, other = ({r["seed"]: r for r in io.read_table(tmp_path / n, "runs").to_pylist()} for n in ("own", "b"))
+    assert sorted(own) == sorted(other) == list(range(10))
+    assert [own[s]["origin"] for s in range(10)] != [other[s]["origin"] for s in range(10)]
+    assert all(own[s]["steps"] == other[s]["steps"] for s in range(10) if not own[s]["origin"] and not other[s]["origin"])
+    first = plan_chunks(spec)[0]
+    lineage = lambda c: ">".join(map(str, c.origin)) or None  # noqa: E731 (as the runs table writes it)
+    assert [lineage(r.config) for r in run_chunk(spec, first)] == [own[s]["origin"] for s in range(5)]  # own
+    for r in run_chunk(attrs.evolve(spec, search_stream="b"), first):
+        assert lineage(r.config) == other[r.config.seed]["origin"]
+        if r.config.origin:
+            assert run_one(r.config).steps == r.steps == other[r.config.seed]["steps"]
+    assert CampaignSpec.from_json({k: v for k, v in spec.to_json().items() if k != "search_stream"}).search_stream == ""
+
+
+def test_the_search_stream_is_a_campaign_setting_of_run_and_check(tmp_path):
+    """``--search-stream NAME`` reaches the campaign's settings (so ``--resume`` keeps it and
+    the report's command repeats it); a bad name is a one-line usage error."""
+    parser = build_parser()
+    args = parser.parse_args(["run", "--scenario", "dledger", "--runs", "4", "--search-stream", "b2"])
+    assert campaign_spec_from(args).search_stream == "b2"
+    args = parser.parse_args(["check", "--scenario", "dledger", "--runs", "4"])
+    assert campaign_spec_from(args).search_stream == ""
+    for bad in ("", "a b", "x" * 33, "s/1"):
+        with pytest.raises(SystemExit) as exc:
+            parser.parse_args(["run", "--search-stream", bad])
+        assert exc.value.code == 2
+
+
 def test_a_damaged_search_state_is_a_one_line_error(tmp_path):
     out = tmp_path / "c"
 
