@@ -117,8 +117,9 @@ def measure(args, first: int) -> list[tuple[float, float]]:
     searches = []
     for stream in streams(args.streams):
         first_seen, cpu_of, _ = campaign(True, args, first, stream)
-        searches.append((stream, len(first_seen), sum(cpu_of.values())))
-        row(f"search {stream}".strip(), args.runs, len(first_seen), searches[-1][2], known_after(first_seen, seeds))
+        label = f"search {stream}".strip()  # "search", "search b", ...
+        searches.append((label, len(first_seen), sum(cpu_of.values())))
+        row(label, args.runs, len(first_seen), searches[-1][2], known_after(first_seen, seeds))
     # sampling on, with the next seeds, until it has spent the costliest search's CPU seconds
     first_seen, cpu_of = dict(sampled), dict(sampled_cpu)
     start = first
@@ -129,7 +130,7 @@ def measure(args, first: int) -> list[tuple[float, float]]:
             first_seen.setdefault(s, seed)
         cpu_of.update(more_cpu)
     figures = []
-    for stream, states, budget in searches:
+    for label, states, budget in searches:
         spent, runs = 0.0, 0
         for seed in sorted(cpu_of):
             if spent + cpu_of[seed] > budget:
@@ -138,11 +139,10 @@ def measure(args, first: int) -> list[tuple[float, float]]:
             runs += 1
         equal_cpu = known_after(first_seen, sorted(cpu_of)[:runs])[-1]
         print(f"{'sampling':10s} {runs:5d} {equal_cpu:7d} {'':11s} {spent:9.1f} {equal_cpu / spent:12.1f}   "
-              f"(sampling on to the CPU seconds of {('search ' + stream).strip()})")
+              f"(sampling on to the CPU seconds of {label})")
         ratio = states / len(sampled)
         per_cpu = (states / budget) / (len(sampled) / sum(sampled_cpu.values()))
-        name = f"search {stream} / sampling".replace("  ", " ")
-        print(f"{name}: {ratio:.2f}x states per {args.runs} runs (target {TARGET_RATIO:.1f}x: "
+        print(f"{label} / sampling: {ratio:.2f}x states per {args.runs} runs (target {TARGET_RATIO:.1f}x: "
               f"{'ok' if ratio >= TARGET_RATIO else 'MISS'}); per CPU-second: "
               f"{states / equal_cpu:.2f}x the states of sampling given the same CPU seconds "
               f"({'ok' if states / equal_cpu >= TARGET_RATIO else 'MISS'}), "
