@@ -26,7 +26,7 @@ from pathlib import Path
 import attrs
 
 from cli.args import NON_NEGATIVE, POSITIVE, SEED, output_dir, output_file
-from cli.commands.run import profile_help
+from cli.commands.run import group_size_help, profile_help
 from conformance.scenarios.registry import SCENARIOS
 from conformance.errors import UserError
 from conformance.faults import DEFAULT_FAULT_MIXES, check_fault_mixes
@@ -54,7 +54,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=SEED, default=0, help="first seed (default: %(default)s)")
     p.add_argument("--profile", default=None, help=f"spec profile to judge against: {profile_help()}")
     p.add_argument("--group-size", type=POSITIVE, action="append", default=None, metavar="N",
-                   help="group sizes, rotated by seed (default: the scenario's, e.g. 3 and 5 for dledger)")
+                   help=f"group sizes, rotated by seed (default: the scenario's: {group_size_help()})")
     p.add_argument("--fault-mix", action="append", default=None, metavar="MIX",
                    help="fault mixes, rotated by seed: none, crash, partition, lossy, mixed (default: all)")
     p.add_argument("--duration-ms", "--duration", dest="duration_ms", type=NON_NEGATIVE, default=DEFAULT_DURATION_MS,

@@ -29,8 +29,7 @@ def add_campaign_arguments(p) -> None:
     p.add_argument("--runs", type=POSITIVE, default=DEFAULTS["runs"], help="runs per adapter (default: %(default)s)")
     p.add_argument("--seed", type=SEED, default=0, help="first seed (default: %(default)s)")
     p.add_argument("--group-size", type=POSITIVE, action="append", default=None, metavar="N",
-                   help="group sizes, rotated by seed (default: the scenario's, e.g. 3 and 5 nodes "
-                        "for dledger, 3 and 2 brokers for controller)")
+                   help=f"group sizes, rotated by seed (default: the scenario's: {group_size_help()})")
     p.add_argument("--fault-mix", action="append", default=None, metavar="MIX",
                    help="fault mixes, rotated by seed: none, crash, partition, lossy, mixed (default: all)")
     p.add_argument("--duration", type=NON_NEGATIVE, default=30_000, metavar="MS",
@@ -91,6 +90,11 @@ def profile_help() -> str:
         return ", ".join([f"{s.default_profile} (default)"] + others)
 
     return "; ".join(f"{s.name}: {listed(s)}" for s in SCENARIOS.values())
+
+
+def group_size_help() -> str:
+    """Each scenario's default group sizes (for ``--group-size`` help), in the order they rotate."""
+    return "; ".join(f"{s.name} {', '.join(map(str, s.group_sizes))}" for s in SCENARIOS.values())
 
 
 MAX_CHUNK = 20_000  # runs: about a quarter of an hour of one core, the most a kill may lose per core

@@ -172,10 +172,15 @@ def check_leader_lease(v: DLedgerView, peers: Sequence[str], last_heard: Mapping
     if due is None or now <= due:
         return None
     heard = due - lease_bound_ms(timing)
-    since = "never" if heard == NEVER_HEARD else f"not since t={heard}"
-    return Violation("leader-lease", f"{v.node_id} still leads term {v.curr_term} at t={now}; it heard from a "
-                                     f"quorum {since} (lease {timing.lease_ms} ms, judged after "
-                                     f"{lease_bound_ms(timing)} ms)", v.node_id)
+    if heard == NEVER_HEARD:
+        # it leads without a quorum ever having answered it since it (re)started: its lease
+        # never began, so it is out of lease at once (a node elected by a quorum heard from one)
+        return Violation("leader-lease", f"{v.node_id} leads term {v.curr_term} at t={now} without having heard "
+                                         f"from a quorum since it started: its lease (lease {timing.lease_ms} ms) "
+                                         f"never began", v.node_id)
+    return Violation("leader-lease", f"{v.node_id} still leads term {v.curr_term} at t={now}; it last heard from a "
+                                     f"quorum at t={heard} (lease {timing.lease_ms} ms, judged "
+                                     f"{lease_bound_ms(timing)} ms after)", v.node_id)
 
 
 NEVER_HEARD = -(10**12)

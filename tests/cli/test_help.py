@@ -1,9 +1,11 @@
 """Every command's help shows what each option defaults to, and --scenario lists the
 scenarios that exist (a new user reads --help before the docs)."""
 import argparse
+from pathlib import Path
 
 import pytest
 
+from cli.commands.run import group_size_help
 from cli.main import build_parser
 from conformance.scenarios.registry import SCENARIOS
 
@@ -48,3 +50,18 @@ def test_mutants_scenario_help_lists_scenarios_with_mutants():
     for name, scenario in SCENARIOS.items():
         if scenario.mutants:
             assert name in text
+
+
+@pytest.mark.parametrize("command", ["rmqha run", "rmqha check", "rmqha mutants"])
+def test_group_size_help_names_every_scenarios_default_sizes(command):
+    """The defaults shown are the registry's (a hand-written "3 and 5" outlived the
+    change to 3, 4 and 5 once): each scenario's sizes, in the order they rotate."""
+    text = " ".join(COMMANDS[command].format_help().split())
+    for name, scenario in SCENARIOS.items():
+        assert f"{name} {', '.join(map(str, scenario.group_sizes))}" in text
+
+
+def test_the_reports_flag_table_gives_the_registrys_group_sizes():
+    table = (Path(__file__).resolve().parents[2] / "docs" / "reports.md").read_text()
+    row = next(line for line in table.splitlines() if line.startswith("| `--group-size N`"))
+    assert f"the scenario's: {group_size_help()}" in row
