@@ -24,6 +24,7 @@ same script and adapter always produce the same trace.
 """
 from __future__ import annotations
 
+import re
 import shlex
 from typing import Iterable
 
@@ -173,6 +174,16 @@ def parse_script(text: str, source: str = "<script>") -> Script:
         steps=tuple(steps),
         title="\n".join(title),
     )
+
+
+_STEP_LINE = re.compile(r"line (\d+): ")
+
+
+def in_file(source: str, message: str) -> str:
+    """An error raised while a script ran (a step's ``line N: ...``: the cluster knows its
+    steps' lines, not the file) named as parse errors name theirs: ``SOURCE:N: ...``."""
+    found = _STEP_LINE.match(message)
+    return f"{source}:{found.group(1)}: {message[found.end():]}" if found else f"{source}: {message}"
 
 
 def read_script(path: str) -> Script:

@@ -21,9 +21,9 @@ from adapters import runs_in_process
 from cli.args import output_file
 from conformance.campaign import execute
 from conformance.scenarios.controller import stack_setups
-from conformance.errors import AdapterError, UserError
+from conformance.errors import AdapterError, NotApplicable, UserError
 from conformance.scenarios.base import ExpectationFailed
-from conformance.script import read_script
+from conformance.script import in_file, read_script
 from conformance.targets import combine_adapter_args, split_roles
 from conformance.traces import SCENARIO_TRACES as TRACE_KINDS
 from conformance.traces import TraceWriter
@@ -98,7 +98,12 @@ def run(args) -> int:
                     sink_failed.append(exc)
                     raise
 
-        ex = execute(script, adapter, record_trace=True, step_sink=sink)
+        try:
+            ex = execute(script, adapter, record_trace=True, step_sink=sink)
+        except NotApplicable:
+            raise
+        except UserError as exc:  # a step the scenario refuses: named by file and line, as parse errors are
+            raise UserError(in_file(args.file, str(exc))) from None
         if sink_failed:  # (the run stopped there; main reports it: one line, or quietly for a closed pipe)
             raise sink_failed[0]
     except ExpectationFailed as exc:
