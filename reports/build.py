@@ -43,6 +43,17 @@ FINDINGS: dict[str, dict[str, str]] = {
         "guarded_by": "no_acknowledged_message_lost",
         "replay": "rmqha replay tests/scenarios/controller/isolation-7017-default-acks.rmqha",
     },
+    "committed_lost_to_truncate": {
+        "issue": "DLedger EntryHandler.handleDoTruncate",
+        "summary": "A DLedger follower acts on every TRUNCATE of its leader's term, also one duplicated or "
+                   "delayed past the appends that followed it, and then drops entries its leader holds and it "
+                   "had acknowledged, committed ones included. Under long delays and duplication fewer than a "
+                   "quorum can be left holding a committed entry, a node without it is elected, and the entry "
+                   "is lost: the protocol as upstream wrote it does this. A committed entry lost that no "
+                   "follower dropped so is a violation instead (property leader-completeness).",
+        "guarded_by": "leader-completeness",
+        "replay": "rmqha replay tests/scenarios/dledger/late-truncate-loses-committed-entries.rmqha",
+    },
     "no_consistent_point": {
         "issue": "the truncation note",
         "summary": "After a failover to a replica that holds none of a slave's epochs (an unclean choice: "

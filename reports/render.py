@@ -333,10 +333,9 @@ def render(data: dict[str, Any], out_dir: str | Path, stage: Callable[[str], Non
 
     if data.get("findings"):
         doc.heading(2, "Findings")
-        doc.para("Documented limits shown by the runs: not violations. Each names the property that "
-                 "judges the cases the limit does not cover (with #7017's remedy, allAckInSyncStateSet, "
-                 "no acknowledged write may be lost; a slave whose log is a prefix of its master's must "
-                 "find a consistent point).")
+        doc.para("Documented limits of the protocol or its configuration, looked for in every run: not "
+                 "violations. Each names the property that still judges the cases the limit does not cover, "
+                 "and how many runs violated it.")
         for f in data["findings"]:
             doc.heading(3, f"{f['finding']} ({f['issue'] or 'no upstream issue'}): {f['adapter']}")
             doc.para(f["summary"])

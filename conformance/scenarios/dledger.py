@@ -36,7 +36,8 @@ from spec.dledger.candidate import CandidateAction
 from spec.dledger.heartbeat import HEARTBEAT_OUTCOMES, HEARTBEAT_ROUND_OUTCOMES
 from spec.dledger.log import PUSH_ROWS
 from spec.dledger.profiles import DEFAULT_TIMING, Timing
-from spec.dledger.records import ClientAppend, DLedgerView, ParseResult, Role, VoteRequest, VoteResponse, VoteResult
+from spec.dledger.records import (ClientAppend, DLedgerView, ParseResult, PushEntryRequest, Role, VoteRequest,
+                                  VoteResponse, VoteResult)
 from spec.invariants import dledger as inv
 from spec.invariants import raft as raft_inv
 from spec.raft.abstract import step_state
@@ -76,6 +77,7 @@ class _Step:
 
 class DLedgerCluster(SimCluster):
     scenario = "dledger"
+    finding_name = inv.TRUNCATE_LOSS  # committed entries lost to a late TRUNCATE: upstream's own
     # What a generic Raft group (conformance/scenarios/raft.py) swaps in: the invariants
     # judging each observation and the record a client request arrives as.
     invariants = inv
@@ -231,11 +233,24 @@ class DLedgerCluster(SimCluster):
                                             [self._last_views.get(n) for n in self.peers], self.network_condition()))
 
     def judge(self, view: DLedgerView, incoming, ready) -> None:
-        """Check every invariant on a fresh observation, then remember it."""
-        is_vote = incoming is not None and isinstance(incoming.payload, VoteRequest)
-        for violation in inv.check_node(self.history, view):
-            self.violate(violation)
-        inv.record(self.history, view)
+        """Check every invariant on a fresh observation, then remember it. A committed entry
+        lost because followers dropped it on a TRUNCATE is the protocol's own (a finding:
+        ``inv.TRUNCATE_LOSS``), not a violation."""
+        history = self.history
+        payload = incoming.payload if incoming is not None else None
+        if isinstance(payload, PushEntryRequest):
+            before = self._last_views.get(view.node_id)
+            if before is not None:
+                inv.note_truncate(history, before, view, payload, self._last_views.get(payload.leader))
+        for violation in inv.check_node(history, view):
+            index = inv.lost_to_truncate(history, view, violation)
+            if index is None:
+                self.violate(violation)
+            else:
+                self.add_finding(f"index {index}", f"{violation.message}, which followers had dropped on a TRUNCATE "
+                                                   f"of their leader's term (a duplicated or late request)")
+        inv.record(history, view)
+        is_vote = isinstance(payload, VoteRequest)
         if is_vote and ready is not None:
             for m in ready.messages:
                 if m.dst == incoming.src and isinstance(m.payload, VoteResponse):
@@ -285,6 +300,7 @@ class DLedgerCluster(SimCluster):
         metrics += [Metric("failover_ms", float(x)) for x in self.failovers_ms]
         metrics += [Metric("messages_per_election", float(x)) for x in self.messages_per_election]
         metrics += [Metric("terms_per_election", float(x)) for x in self.terms_per_election]
+        metrics += self.finding_metrics()
         return RunSummary(
             elections=len(self.elections),
             leader_changes=sum(1 for a, b in zip(self.elections, self.elections[1:]) if a[2] != b[2]),

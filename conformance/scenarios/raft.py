@@ -22,6 +22,7 @@ from spec.raft.records import ClientCommand, RaftView
 class RaftCluster(DLedgerCluster):
     scenario = "raft"
     invariants = inv
+    finding_name = None  # Raft is judged strictly: a committed entry lost is a violation
     client_request = ClientCommand
 
     def __init__(self, script: Script, target: RaftTarget, record_trace: bool = True):

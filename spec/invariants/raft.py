@@ -143,7 +143,9 @@ def check_commit_within_log(v: RaftView) -> Violation | None:
     return None
 
 
-def check_committed_prefix(h: RaftHistory, v: RaftView) -> Violation | None:
+def conflicting_committed(h: RaftHistory, v: RaftView) -> int | None:
+    """The first index ``v`` considers committed that holds another entry than the one
+    committed there before (None: none does)."""
     if not v.log:
         return None
     first, top = v.log[0].index, _committed_top(v)
@@ -152,29 +154,46 @@ def check_committed_prefix(h: RaftHistory, v: RaftView) -> Violation | None:
     for entry in v.log[first - v.log[0].index: top - v.log[0].index + 1]:
         earlier = h.committed.get(entry.index)
         if earlier is not None and not _same(entry, earlier):
-            return Violation("committed-prefix",
-                             f"{v.node_id} committed index {entry.index} as (term {entry.term}, {entry.body!r}) "
-                             f"but (term {earlier.term}, {earlier.body!r}) was committed there before", v.node_id)
+            return entry.index
     return None
 
 
-def check_leader_completeness(h: RaftHistory, v: RaftView) -> Violation | None:
+def check_committed_prefix(h: RaftHistory, v: RaftView) -> Violation | None:
+    index = conflicting_committed(h, v)
+    if index is None:
+        return None
+    entry, earlier = v.entry(index), h.committed[index]
+    return Violation("committed-prefix",
+                     f"{v.node_id} committed index {index} as (term {entry.term}, {entry.body!r}) "
+                     f"but (term {earlier.term}, {earlier.body!r}) was committed there before", v.node_id)
+
+
+def missing_committed(h: RaftHistory, v: RaftView) -> int | None:
+    """The first index committed before ``v``'s term whose entry ``v``, a leader, lacks
+    (None: it holds every one, or it does not lead)."""
     if v.role is not RaftRole.LEADER:
         return None
     first = v.log[0].index if v.log else None
     indexes = range(h.committed_low, h.committed_high + 1) if h.committed_interval else sorted(h.committed)
     for index in indexes:
-        entry = h.committed[index]
         if h.committed_under_term[index] >= v.curr_term:
             continue  # committed while this term's leader may already have been elected
         if first is not None and index < first:
             continue  # compacted into a snapshot: not observable
         mine = v.entry(index)
-        if mine is None or not _same(mine, entry):
-            return Violation("leader-completeness",
-                             f"leader {v.node_id} of term {v.curr_term} lacks committed entry {index} "
-                             f"(term {entry.term}, {entry.body!r})", v.node_id)
+        if mine is None or not _same(mine, h.committed[index]):
+            return index
     return None
+
+
+def check_leader_completeness(h: RaftHistory, v: RaftView) -> Violation | None:
+    index = missing_committed(h, v)
+    if index is None:
+        return None
+    entry = h.committed[index]
+    return Violation("leader-completeness",
+                     f"leader {v.node_id} of term {v.curr_term} lacks committed entry {index} "
+                     f"(term {entry.term}, {entry.body!r})", v.node_id)
 
 
 # ------------------------------------------------------------------ across nodes
