@@ -25,6 +25,10 @@ of the search, whose figure moves 5-10% between ranges as other lineages win.
 ``--streams K`` searches each range K times, with the search's own random stream and
 K - 1 others (``rmqha run --search-stream``): the sampled runs are the same, only the
 search's draws differ, and the stream alone moves a range's figure by 5-15%.
+
+A line before the summary gives the runs' verdicts: every run passed, or each that failed (a run of
+the reference that fails is a defect, whatever the coverage says: session 15's search
+found one this way, docs/dledger.md "Committed entries lost to a late TRUNCATE").
 """
 from __future__ import annotations
 
@@ -53,12 +57,18 @@ def load() -> str:
     return "load average %.2f %.2f %.2f" % os.getloadavg()
 
 
-def campaign(search: bool, args, first_seed: int, stream: str = "") -> tuple[dict[str, int], dict[int, float], float]:
+FAILED: dict[str, dict[int, list[str]]] = {}  # campaign label -> seed -> what its run violated (or its error)
+
+
+def campaign(search: bool, args, first_seed: int, stream: str = "",
+             label: str = "") -> tuple[dict[str, int], dict[int, float], float]:
     """A campaign of ``args.runs`` runs from ``first_seed`` as ``rmqha run --no-spark``
     runs it (chunks, the search's waves; its draws from ``stream``, as ``--search-stream``
     gives): the state -> the first seed whose run reached
     it (the coverage table says which seed of a chunk first reached a state), each
-    run's CPU seconds by seed, and the whole campaign's CPU seconds."""
+    run's CPU seconds by seed, and the whole campaign's CPU seconds. Runs that did not
+    pass are kept in ``FAILED[label]``: the benchmark counts states, but a run of the
+    reference that fails is a defect to look at, and is printed (``verdicts``)."""
     spec = CampaignSpec("bench", args.scenario, (args.adapter,), runs=args.runs, first_seed=first_seed,
                         chunk_size=args.chunk_size, group_sizes=get_scenario(args.scenario).group_sizes,
                         search=search, search_waves=args.waves, shrink_replays=0, shrink_seconds=0.0,
@@ -77,6 +87,9 @@ def campaign(search: bool, args, first_seed: int, stream: str = "") -> tuple[dic
         run_campaign(Path(tmp) / "c", spec, master=None, progress=False, run_fn=timed)
         cpu = time.process_time() - cpu
         rows = io.read_table(Path(tmp) / "c", "coverage").to_pylist()
+        for r in io.read_table(Path(tmp) / "c", "runs").to_pylist():
+            if r["verdict"] != "pass":
+                FAILED.setdefault(label, {})[r["seed"]] = list(r["failed_properties"] or ()) or [r["error"] or r["verdict"]]
     first_seen: dict[str, int] = {}
     for r in rows:
         if r["procedure"] == ABSTRACT_STATE:
@@ -112,12 +125,12 @@ def measure(args, first: int) -> list[tuple[float, float]]:
     streams, from ``first``; prints their rows and returns, per stream, the ratio per
     ``args.runs`` runs and at an equal CPU budget."""
     seeds = list(range(first, first + args.runs))
-    sampled, sampled_cpu, _ = campaign(False, args, first)
+    sampled, sampled_cpu, _ = campaign(False, args, first, label=f"sampling from {first}")
     row("sampling", args.runs, len(sampled), sum(sampled_cpu.values()), known_after(sampled, seeds))
     searches = []
     for stream in streams(args.streams):
-        first_seen, cpu_of, _ = campaign(True, args, first, stream)
         label = f"search {stream}".strip()  # "search", "search b", ...
+        first_seen, cpu_of, _ = campaign(True, args, first, stream, label=f"{label} from {first}")
         searches.append((label, len(first_seen), sum(cpu_of.values())))
         row(label, args.runs, len(first_seen), searches[-1][2], known_after(first_seen, seeds))
     # sampling on, with the next seeds, until it has spent the costliest search's CPU seconds
@@ -125,7 +138,7 @@ def measure(args, first: int) -> list[tuple[float, float]]:
     start = first
     while sum(cpu_of.values()) < max(cpu for _, _, cpu in searches):
         start += args.runs
-        more, more_cpu, _ = campaign(False, args, start)
+        more, more_cpu, _ = campaign(False, args, start, label=f"sampling from {start}")
         for s, seed in more.items():
             first_seen.setdefault(s, seed)
         cpu_of.update(more_cpu)
@@ -149,6 +162,16 @@ def measure(args, first: int) -> list[tuple[float, float]]:
               f"{per_cpu:.2f}x states per CPU-second at equal runs; {load()}")
         figures.append((ratio, states / equal_cpu))
     return figures
+
+
+def verdicts(adapter: str) -> str:
+    """What the campaigns' runs said: none failed, or each failing run (seed, what it violated)."""
+    failed = [(label, seed, what) for label, runs in FAILED.items() for seed, what in sorted(runs.items())]
+    if not failed:
+        return f"verdicts: every run of {adapter} passed"
+    shown = "; ".join(f"{label}: seed {seed} ({', '.join(what)})" for label, seed, what in failed[:10])
+    more = f"; and {len(failed) - 10} more" if len(failed) > 10 else ""
+    return f"verdicts: {len(failed)} run{'s' if len(failed) > 1 else ''} of {adapter} failed: {shown}{more}"
 
 
 def main() -> int:
@@ -183,6 +206,7 @@ def main() -> int:
         if args.ranges > 1:
             print(f"-- seed range {k + 1} of {args.ranges}: seeds from {args.seed + k * args.range_step}")
         ratios += measure(args, args.seed + k * args.range_step)
+    print(verdicts(args.adapter))
     if len(ratios) > 1:
         per_runs = sorted(r for r, _ in ratios)
         same_cpu = sorted(c for _, c in ratios)

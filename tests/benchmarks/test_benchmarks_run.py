@@ -66,6 +66,16 @@ def test_search_coverage_prints_its_target():
     assert "search / sampling:" in out and "target 2.0x" in out and "per CPU-second" in out and "load average" in out
 
 
+def test_search_coverage_prints_the_runs_verdicts():
+    """Coverage is not all it says: a run that failed is named (seed, what it violated)."""
+    out = run("benchmarks/search_coverage.py", "--runs", "4", "--chunk-size", "1", "--waves", "2")
+    assert out.strip().splitlines()[-1] == "verdicts: every run of reference passed"
+    out = run("benchmarks/search_coverage.py", "--runs", "4", "--chunk-size", "1", "--waves", "2",
+              "--adapter", "mutant:double-vote")
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("verdicts: ") and "of mutant:double-vote failed: sampling from 0: seed " in last, last
+
+
 def test_search_coverage_sums_up_several_seed_ranges():
     out = run("benchmarks/search_coverage.py", "--runs", "3", "--chunk-size", "1", "--waves", "2",
               "--ranges", "2", "--range-step", "100")
