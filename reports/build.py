@@ -54,6 +54,17 @@ FINDINGS: dict[str, dict[str, str]] = {
         "guarded_by": "leader-completeness",
         "replay": "rmqha replay tests/scenarios/dledger/late-truncate-loses-committed-entries.rmqha",
     },
+    "clean_restarts_broker_set": {
+        "issue": "RocketMQ ReplicasInfoManager.handleCleanBrokerDataEvent",
+        "summary": "An admin cleanBrokerMetadata that empties the SyncStateSet (it lists every id in it: a dead "
+                   "master's set of one) makes the controller drop the set's SyncStateInfo; the next broker to "
+                   "register starts a new set and is elected master with its own log, and the others truncate "
+                   "to it: what was acknowledged and consumed before the clean can be lost, even with "
+                   "allAckInSyncStateSet. A message lost with no such clean before it is a violation instead "
+                   "(property consumed_message_never_truncated).",
+        "guarded_by": "consumed_message_never_truncated",
+        "replay": "rmqha replay tests/scenarios/controller/clean-restarts-set-loses-acknowledged.rmqha",
+    },
     "no_consistent_point": {
         "issue": "the truncation note",
         "summary": "After a failover to a replica that holds none of a slave's epochs (an unclean choice: "

@@ -134,6 +134,8 @@ class ControllerCluster(SimCluster):
         self.controller_config = controller_setup.config
         # monitor state
         self.acknowledged: set[str] = set()
+        # acknowledged or consumed before an admin clean restarted the broker set (inv.CLEAN_RESTARTS_SET)
+        self.before_restarting_clean: set[str] = set()
         self.consumed: set[str] = set()
         self.written = 0
         self.admin_calls = 0
@@ -209,7 +211,8 @@ class ControllerCluster(SimCluster):
                 return c
         return None
 
-    finding_name = FINDING_7017
+    finding_name = FINDING_7017  # (the default of add_finding)
+    finding_names = (FINDING_7017, inv.CLEAN_RESTARTS_SET)
 
     def not_applicable(self) -> set[str]:
         return set() if self.all_ack else {"no_acknowledged_message_lost"}
@@ -380,6 +383,9 @@ class ControllerCluster(SimCluster):
                 if known is not None and isinstance(e, CleanBrokerDataEvent):
                     self.sync_state_sets = self.sync_state_sets.note_clean(
                         r.broker_name, known.sync_state.sync_state_set_epoch, e.broker_ids_to_clean or ())
+            if inv.clean_restarts_set(d.before, d.events, r.broker_name):
+                # what was acknowledged or consumed so far may go with the set's old master
+                self.before_restarting_clean |= self.acknowledged | self.consumed
             listed = bool(r.broker_ids_to_clean)
             if r.clean_living_broker or listed:  # (the ``clean`` step never sends the masterless kind)
                 kind = ("forced_with_ids" if listed else "forced") if r.clean_living_broker else "dead_ids"
@@ -465,14 +471,27 @@ class ControllerCluster(SimCluster):
     def _judge_master_log(self, node_id: str, view) -> None:
         self._master_log_seen = (node_id, view, len(self.acknowledged), len(self.consumed))
         log = view.log
-        lost = inv.acknowledged_messages_present(self.acknowledged, log)
+        lost = self._restarted_set_losses(inv.acknowledged_messages_present(self.acknowledged, log))
         if self.all_ack:
             self._record(lost)
         else:
             for v in lost:
                 self.add_finding(v.subject, v.detail)
-        self._record(inv.consumed_messages_present(self.consumed, log))
+        self._record(self._restarted_set_losses(inv.consumed_messages_present(self.consumed, log)))
         self._record(inv.queue_offsets_unique(log))
+
+    def _restarted_set_losses(self, missing: list) -> list:
+        """``missing`` without the messages an admin clean that restarted the set may have
+        lost (acknowledged or consumed before it: ``inv.clean_restarts_set``), each recorded
+        as the finding ``inv.CLEAN_RESTARTS_SET`` instead."""
+        kept = []
+        for v in missing:
+            if v.subject in self.before_restarting_clean:
+                self.add_finding(v.subject, f"{v.detail} after an admin clean left the broker set without its "
+                                            f"SyncStateSet ({v.invariant})", inv.CLEAN_RESTARTS_SET)
+            else:
+                kept.append(v)
+        return kept
 
     def _judge_new_master_log(self) -> None:
         """The master's log against what was acknowledged and consumed, also when another

@@ -32,7 +32,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 import attrs
 
 from spec.broker.records import BrokerRoleState, LogEntry
-from spec.controller.events import ElectMasterEvent
+from spec.controller.events import ElectMasterEvent, apply_event
 from spec.controller.records import (
     DEFAULT_CONFIG,
     AlterSyncStateSetRequest,
@@ -479,6 +479,27 @@ def confirm_offset_bounded(
 
 
 # --------------------------------------------------------------------------- messages
+
+
+# An admin cleanBrokerMetadata that leaves a broker set without its SyncStateInfo (it
+# listed every id of the SyncStateSet, e.g. a dead master's set of one, or it removed the
+# whole set) makes the set start afresh: the next broker to register is the first of a new
+# set, elected master with its own log, and the others truncate to it (upstream's
+# handleCleanBrokerDataEvent removes an emptied SyncStateInfo; isContainsBroker then
+# fails). What was acknowledged and consumed before such a clean can be lost so: the
+# finding CLEAN_RESTARTS_SET (docs/controller-stack.md), not a violation.
+CLEAN_RESTARTS_SET = "clean_restarts_broker_set"
+
+
+def clean_restarts_set(before: ControllerMetadata, events: Iterable[object], broker_name: str) -> bool:
+    """Whether applying a clean's ``events`` to ``before`` leaves ``broker_name``, known
+    before, unknown (a half, or nothing, left): the set starts afresh at its next registration."""
+    if before.known(broker_name) is None:
+        return False
+    after = before
+    for event in events:
+        after = apply_event(after, event)
+    return after.known(broker_name) is None
 
 
 def _missing(invariant: str, required: Iterable[str], log: Iterable[LogEntry]) -> list[Violation]:
