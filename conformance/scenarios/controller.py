@@ -167,6 +167,11 @@ class ControllerCluster(SimCluster):
         self._master_log_seen: tuple | None = None  # (master, node, acknowledged, consumed) last judged
         self._set_state_seen: tuple | None = None  # (broker views, sync, their abstract part) last worked out
         self.masters: list[tuple[int, int, str]] = []  # (time, masterEpoch, broker) as masters start writing
+        # the newest masterEpoch a master wrote in, in the set as it is now (an admin clean that
+        # restarts the set starts its epochs over: inv.clean_restarts_set), and the masters of
+        # the set before such a clean that are still unfenced (node -> their masterEpoch)
+        self.newest_master_epoch: int | None = None
+        self.stale_masters: dict[str, int] = {}
         self.crash_times: list[tuple[int, str]] = []  # master crashes, for failover times
         self.failovers: list[float] = []
         self.first_master_ms: int | None = None
@@ -196,10 +201,11 @@ class ControllerCluster(SimCluster):
         """The unfenced master of the newest masterEpoch any broker has written in (None if
         that master is down or has stepped down: an old master still unfenced in an older
         epoch is not current, whatever it believes)."""
-        newest = self.masters[-1][1] if self.masters else None  # (their masterEpochs only grow)
+        newest = self.newest_master_epoch  # (masterEpochs only grow, until a clean restarts the set)
         for b in self.brokers:
             view = self.views[b]
-            if view is not None and view.role_state.writable and view.sync_state is not None:
+            if view is not None and view.role_state.writable and view.sync_state is not None \
+                    and b not in self.stale_masters:
                 if newest is None or view.role_state.master_epoch >= newest:
                     return b
         return None
@@ -384,8 +390,12 @@ class ControllerCluster(SimCluster):
                     self.sync_state_sets = self.sync_state_sets.note_clean(
                         r.broker_name, known.sync_state.sync_state_set_epoch, e.broker_ids_to_clean or ())
             if inv.clean_restarts_set(d.before, d.events, r.broker_name):
-                # what was acknowledged or consumed so far may go with the set's old master
+                # what was acknowledged or consumed so far may go with the set's old master, which
+                # may go on writing in its masterEpoch while the new set's epochs start over
                 self.before_restarting_clean |= self.acknowledged | self.consumed
+                self.newest_master_epoch = None
+                self.stale_masters.update({b: v.role_state.master_epoch for b in self.brokers
+                                           if (v := self.views[b]) is not None and v.role_state.writable})
             listed = bool(r.broker_ids_to_clean)
             if r.clean_living_broker or listed:  # (the ``clean`` step never sends the masterless kind)
                 kind = ("forced_with_ids" if listed else "forced") if r.clean_living_broker else "dead_ids"
@@ -443,11 +453,26 @@ class ControllerCluster(SimCluster):
         state = view.role_state
         self.applied_epochs, found = self.applied_epochs.observe(node_id, state, restarted)
         self._record(found)
-        self.master_epochs, found = self.master_epochs.observe(BROKER_NAME, state)
-        self._record(found)
+        stale = self.stale_masters.get(node_id)
+        if stale is not None and (restarted or not state.writable or state.master_epoch != stale):
+            del self.stale_masters[node_id]  # fenced, or master again in the set as it is now
+            stale = None
+        if stale is None:
+            self.master_epochs, found = self.master_epochs.observe(BROKER_NAME, state)
+            self._record(found)
+        else:
+            # a master of the set before an admin clean restarted it: its masterEpoch counts in
+            # the old set's, not against the masters of the new one; beside one, two masters write
+            master = self.current_master()
+            if master is not None:
+                self.add_finding(f"{node_id} in masterEpoch {stale}",
+                                 f"{node_id} is still an unfenced master of masterEpoch {stale} of the set an "
+                                 f"admin clean restarted, beside {master}, master of the new set",
+                                 inv.CLEAN_RESTARTS_SET)
+            return
         if not (state.writable and view.sync_state is not None):
             return
-        if not self.masters or state.master_epoch > self.masters[-1][1]:
+        if self.newest_master_epoch is None or state.master_epoch > self.newest_master_epoch:
             self._master_started(node_id, state.master_epoch)
         s = view.sync_state
         for members in (s.local, s.proposed):
@@ -506,6 +531,7 @@ class ControllerCluster(SimCluster):
     def _master_started(self, node_id: str, epoch: int) -> None:
         now = self.sim.now
         self.masters.append((now, epoch, node_id))
+        self.newest_master_epoch = epoch
         if self.first_master_ms is None:
             self.first_master_ms = now
         if self.crash_times and len(self.masters) > 1 and self.masters[-2][2] == self.crash_times[-1][1]:
