@@ -210,7 +210,9 @@ class ControllerSteps(NodeSteps):
             for table in tables:
                 for at, r in registered:
                     info = table.get(_identity(r))
-                    if info is None or info.last_update_timestamp < at:
+                    # (at the heartbeat's own instant either may have come first: the table
+                    # without the registration stays among the others)
+                    if info is None or info.last_update_timestamp <= at:
                         beat = BrokerHeartbeat(r.cluster_name, r.broker_name, r.broker_address, r.broker_id)
                         table = self.rules.on_broker_heartbeat(table, beat, at)
                 more.append(table)

@@ -277,3 +277,29 @@ def test_elect_event_without_winner_is_judged_too():
     assert all(e == ElectMasterEvent(NAME, False) for d in ds for e in d.events)
     node.beat(1, 0)  # the master's last heartbeat: it expired at 10 s
     assert node.step(ds, (), after=ds[-1].after) == []
+
+
+def test_a_registration_at_a_heartbeats_instant_may_have_come_after_it():
+    """A broker's heartbeat and its registration reach the controller at one instant: either
+    may come first. rmqha's reference counts a registration as a heartbeat (without the
+    broker's priority), so a table where it came last is one the node may have judged by
+    (seed 5637 of the default controller search: a false step-conformance:elect_master)."""
+    from spec.controller.records import RegisterBrokerRequest
+    node = Node(m=metadata(ids=(1, 2, 3), master=1, master_epoch=4, members={1, 2, 3}, ss_epoch=6))
+    for broker_id, priority in ((3, 2), (2, 1)):  # 2 is preferred by its priority (lower wins)
+        beat = BrokerHeartbeat(CLUSTER, NAME, addr(broker_id), broker_id, 1, 100, 100, election_priority=priority)
+        node.found += node.steps.check(StepEvent("c1", T - 10, MESSAGE, addr(broker_id), beat, node.view()))
+    register = RegisterBrokerRequest(CLUSTER, NAME, addr(2), 2)
+    call_id = node.call(register, at=T - 10, src="b2")
+    live = node.steps.nodes["c1"].tables_at(T - 10)[-1]
+    reg = decided(register, node.metadata, HeartbeatLiveness(live, T - 10))
+    assert reg.response.code == RC.SUCCESS
+    assert node.step([reg], [answer(call_id, reg.response, dst="b2")], at=T - 10) == []
+    # the node's table: 2's registration after its heartbeat, so 2 has the default priority
+    registered = R51.on_broker_heartbeat(live, BrokerHeartbeat(CLUSTER, NAME, addr(2), 2), T - 10)
+    request = ElectMasterRequest.of_broker_trigger(CLUSTER, NAME, 3)
+    call_id = node.call(request)
+    d = decided(request, node.metadata, HeartbeatLiveness(registered, T))
+    assert d.response.master_broker_id == 3  # (with 2's heartbeat last, 2 would win)
+    outputs = [answer(call_id, d.response, dst="b1")] + [notify(d.response, addr(b)) for b in (2, 3)]
+    assert node.step([d], outputs, after=d.after) == []
