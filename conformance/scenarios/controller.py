@@ -389,6 +389,8 @@ class ControllerCluster(SimCluster):
                 if known is not None and isinstance(e, CleanBrokerDataEvent):
                     self.sync_state_sets = self.sync_state_sets.note_clean(
                         r.broker_name, known.sync_state.sync_state_set_epoch, e.broker_ids_to_clean or ())
+                    self.check_codes = self.check_codes.note_clean(
+                        r.broker_name, e.broker_ids_to_clean or known.replicas.brokers.keys())
             if inv.clean_restarts_set(d.before, d.events, r.broker_name):
                 # what was acknowledged or consumed so far may go with the set's old master, which
                 # may go on writing in its masterEpoch while the new set's epochs start over

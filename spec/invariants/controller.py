@@ -314,9 +314,16 @@ def _forget_recreated_sets(recorded: Mapping, metadata: ControllerMetadata, epoc
 
 @attrs.frozen(slots=True)
 class CheckCodeHistory:
-    """(brokerName, brokerId) -> registerCheckCode, while the id stays registered."""
+    """(brokerName, brokerId) -> registerCheckCode, while the id stays registered.
+
+    An admin clean unregisters ids, and a broker may then apply for a cleaned id again (it
+    asked getNextBrokerId before the clean): the id is registered anew with another check
+    code, and a controller that lags still shows the old registration after the new one.
+    So an id a clean unregistered (``note_clean``: ``reassignable``) may carry another check
+    code from then on; an id never cleaned must keep its first."""
 
     codes: FrozenMap = attrs.field(factory=FrozenMap, converter=frozen_map)
+    reassignable: frozenset = frozenset()  # (brokerName, brokerId) an admin clean unregistered once
 
     def observe(self, metadata: ControllerMetadata) -> tuple["CheckCodeHistory", list[Violation]]:
         seen: dict = {}
@@ -329,13 +336,17 @@ class CheckCodeHistory:
                 key = (name, broker_id)
                 code = registration.register_check_code
                 old = self.codes.get(key)
-                if old is not None and code != old:
+                if old is not None and code != old and key not in self.reassignable:
                     # (in either order: a controller that lags shows the older one after the newer)
                     first, second = sorted((old, code), key=repr)
                     out.append(Violation("broker_id_check_code_stable", f"{name}/{broker_id}",
                                          f"registered with {first!r} and with {second!r}"))
                 seen[key] = code if code is not None else old
-        return CheckCodeHistory(FrozenMap({k: v for k, v in seen.items() if v is not None})), out
+        return CheckCodeHistory(FrozenMap({k: v for k, v in seen.items() if v is not None}), self.reassignable), out
+
+    def note_clean(self, broker_name: str, broker_ids: Iterable[int]) -> "CheckCodeHistory":
+        """An admin clean unregistered ``broker_ids`` of the set: each may be registered again."""
+        return CheckCodeHistory(self.codes, self.reassignable | {(broker_name, i) for i in broker_ids})
 
 
 def _cleaned_out(before: frozenset, after: frozenset, broker_set) -> bool:

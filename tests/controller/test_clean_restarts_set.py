@@ -1,6 +1,7 @@
 """clean_restarts_set (spec/invariants/controller.py): which admin cleans leave a broker
 set to start afresh at its next registration, the finding clean_restarts_broker_set; a
 table naming each outcome."""
+import attrs
 import pytest
 
 from controller_cases import NAME, metadata
@@ -25,3 +26,31 @@ SET = metadata(ids=(1, 2, 3), master=2, members={2})  # the master's set of one:
 ])
 def test_clean_restarts_set_outcomes(name, before, events, restarts):
     assert clean_restarts_set(before, events, NAME) is restarts, name
+
+
+def test_a_cleaned_id_may_be_registered_again_with_another_check_code():
+    """broker_id_check_code_stable after an admin clean (seed 5849 of the default controller
+    search): a broker applies for an id a clean unregistered, with its own check code, and a
+    lagging controller still shows the old registration; an id never cleaned must keep its
+    code, in either order."""
+    from spec.controller.records import BrokerRegistration
+    from spec.invariants.controller import CheckCodeHistory
+
+    def registered(**codes):
+        m = metadata(ids=(1, 2), master=1, members={1, 2})
+        known = m.get(NAME)
+        brokers = known.replicas.brokers
+        for broker_id, code in codes.items():
+            brokers = brokers.set(int(broker_id[1:]), BrokerRegistration(f"addr-{code}", code))
+        return m.with_set(NAME, attrs.evolve(known, replicas=attrs.evolve(known.replicas, brokers=brokers)))
+
+    old, new = registered(b5="b3;1"), registered(b5="b2;2")
+    history, found = CheckCodeHistory().observe(old)
+    assert found == []
+    _, found = history.observe(new)
+    assert [v.invariant for v in found] == ["broker_id_check_code_stable"]  # never cleaned: taken over
+    cleaned = history.note_clean(NAME, {5})
+    history, found = cleaned.observe(new)
+    assert found == []
+    _, found = history.observe(old)  # a lagging controller, still before the clean
+    assert found == []
