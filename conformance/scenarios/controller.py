@@ -202,13 +202,16 @@ class ControllerCluster(SimCluster):
         that master is down or has stepped down: an old master still unfenced in an older
         epoch is not current, whatever it believes)."""
         newest = self.newest_master_epoch  # (masterEpochs only grow, until a clean restarts the set)
+        stale = None
         for b in self.brokers:
             view = self.views[b]
-            if view is not None and view.role_state.writable and view.sync_state is not None \
-                    and b not in self.stale_masters:
+            if view is not None and view.role_state.writable and view.sync_state is not None:
                 if newest is None or view.role_state.master_epoch >= newest:
-                    return b
-        return None
+                    if b not in self.stale_masters:
+                        return b
+                    stale = stale or b
+        # a master of the set before an admin clean restarted it: current until the new set has one
+        return stale
 
     def active_controller(self) -> str | None:
         for c in self.controllers:
