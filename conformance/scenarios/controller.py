@@ -134,7 +134,7 @@ class ControllerCluster(SimCluster):
         self.controller_config = controller_setup.config
         # monitor state
         self.acknowledged: set[str] = set()
-        # acknowledged or consumed before an admin clean restarted the broker set (inv.CLEAN_RESTARTS_SET)
+        # written before an admin clean restarted the broker set (inv.CLEAN_RESTARTS_SET)
         self.before_restarting_clean: set[str] = set()
         self.consumed: set[str] = set()
         self.written = 0
@@ -172,6 +172,7 @@ class ControllerCluster(SimCluster):
         # the set before such a clean that are still unfenced (node -> their masterEpoch)
         self.newest_master_epoch: int | None = None
         self.stale_masters: dict[str, int] = {}
+        self.set_restarted = False  # an admin clean restarted the set (then ids may be held twice)
         self.crash_times: list[tuple[int, str]] = []  # master crashes, for failover times
         self.failovers: list[float] = []
         self.first_master_ms: int | None = None
@@ -207,11 +208,46 @@ class ControllerCluster(SimCluster):
             view = self.views[b]
             if view is not None and view.role_state.writable and view.sync_state is not None:
                 if newest is None or view.role_state.master_epoch >= newest:
-                    if b not in self.stale_masters:
+                    if b not in self.stale_masters and not self._id_given_to(b):
                         return b
                     stale = stale or b
-        # a master of the set before an admin clean restarted it: current until the new set has one
+        # a master of the set before an admin clean restarted it, or a broker holding an id the
+        # new set gave another: current until the new set has a master of its own
         return stale
+
+    def _id_held_twice(self) -> tuple[int, str, str] | None:
+        """Once an admin clean restarted the set: an id two brokers hold (running, or on the disk
+        of one that is down; one kept the
+        old set's id on its disk, the new set gave it to the other), as (id, one, other): the
+        controller then cannot tell them apart, and both may act as that member."""
+        if not self.set_restarted:
+            return None
+        holders: dict[int, str] = {}
+        for b in self.brokers:
+            view = self._broker_view_or_disk(b)
+            if view is not None and view.broker_id is not None:
+                if view.broker_id in holders:
+                    return view.broker_id, holders[view.broker_id], b
+                holders[view.broker_id] = b
+        return None
+
+    def _broker_view_or_disk(self, broker: str):
+        """A broker's view, or while it is down the last it had (what its disk holds)."""
+        return self.views[broker] or self.last_views.get(broker)
+
+    def _id_given_to(self, broker: str) -> str | None:
+        """Once an admin clean restarted the set: the broker the active controller's set
+        registers ``broker``'s id for, when that is another broker (``broker`` kept the old
+        set's id on its disk, and the new set assigned it again). None otherwise."""
+        if not self.set_restarted:
+            return None
+        view = self.views[broker]
+        active = self.active_controller()
+        known = self.views[active].metadata.known(BROKER_NAME) if active is not None else None
+        if view is None or view.broker_id is None or known is None or known.replicas is None:
+            return None
+        registration = known.replicas.brokers.get(view.broker_id)
+        return registration.address if registration is not None and registration.address != broker else None
 
     def active_controller(self) -> str | None:
         for c in self.controllers:
@@ -395,10 +431,15 @@ class ControllerCluster(SimCluster):
                     self.check_codes = self.check_codes.note_clean(
                         r.broker_name, e.broker_ids_to_clean or known.replicas.brokers.keys())
             if inv.clean_restarts_set(d.before, d.events, r.broker_name):
-                # what was acknowledged or consumed so far may go with the set's old master, which
-                # may go on writing in its masterEpoch while the new set's epochs start over
-                self.before_restarting_clean |= self.acknowledged | self.consumed
+                # what was written so far (acknowledged, consumed, or in any broker's log: a
+                # consumer may still read it from a broker of the old set) may go with the old
+                # set, whose master may go on writing in its masterEpoch while the new set's
+                # epochs start over
+                self.before_restarting_clean |= self.acknowledged | self.consumed | {
+                    e.msg_id for b in self.brokers if (v := self.views[b] or self.last_views.get(b)) is not None
+                    for e in v.log}
                 self.newest_master_epoch = None
+                self.set_restarted = True
                 self.stale_masters.update({b: v.role_state.master_epoch for b in self.brokers
                                            if (v := self.views[b]) is not None and v.role_state.writable})
             listed = bool(r.broker_ids_to_clean)
@@ -458,6 +499,17 @@ class ControllerCluster(SimCluster):
         state = view.role_state
         self.applied_epochs, found = self.applied_epochs.observe(node_id, state, restarted)
         self._record(found)
+        given_to = self._id_given_to(node_id)
+        if given_to:
+            # its id is the old set's, which the new set gave another broker: what it does as
+            # that id is not the new set's; acting as master beside the new set's, two write
+            master = self.current_master()
+            if state.writable and master not in (None, node_id):
+                self.add_finding(f"{node_id} as id {view.broker_id}",
+                                 f"{node_id} acts as master with id {view.broker_id} of the set an admin clean "
+                                 f"restarted, which the new set gave {given_to}, beside {master}",
+                                 inv.CLEAN_RESTARTS_SET)
+            return
         stale = self.stale_masters.get(node_id)
         if stale is not None and (restarted or not state.writable or state.master_epoch != stale):
             del self.stale_masters[node_id]  # fenced, or master again in the set as it is now
@@ -492,8 +544,11 @@ class ControllerCluster(SimCluster):
             else:
                 end = other.max_offset
             other_id = other.broker_id if other is not None else None
-            if other_id is not None and other_id in s.local and b != node_id:
-                members[other_id] = end
+            if other_id is not None and other_id in s.local and b != node_id and other_id != view.broker_id:
+                # two brokers hold one id only after an admin clean restarted the set (one kept
+                # the old set's id on its disk): the master's own id is the master, and of two
+                # holders of another member's id the member is the one whose log went furthest
+                members[other_id] = max(end, members.get(other_id, end))
         self._record(inv.confirm_offset_bounded(node_id, view.confirm_offset, view.max_offset, members))
         if self.current_master() == node_id:
             self._judge_master_log(node_id, view)
@@ -512,13 +567,15 @@ class ControllerCluster(SimCluster):
 
     def _restarted_set_losses(self, missing: list) -> list:
         """``missing`` without the messages an admin clean that restarted the set may have
-        lost (acknowledged or consumed before it: ``inv.clean_restarts_set``), each recorded
-        as the finding ``inv.CLEAN_RESTARTS_SET`` instead."""
+        lost (written before it: ``inv.clean_restarts_set``), each recorded as the finding
+        ``inv.CLEAN_RESTARTS_SET`` instead."""
         kept = []
+        twice = self._id_held_twice()
         for v in missing:
-            if v.subject in self.before_restarting_clean:
+            if v.subject in self.before_restarting_clean or twice is not None:
+                why = "" if twice is None else f", while {twice[1]} and {twice[2]} both hold id {twice[0]}"
                 self.add_finding(v.subject, f"{v.detail} after an admin clean left the broker set without its "
-                                            f"SyncStateSet ({v.invariant})", inv.CLEAN_RESTARTS_SET)
+                                            f"SyncStateSet{why} ({v.invariant})", inv.CLEAN_RESTARTS_SET)
             else:
                 kept.append(v)
         return kept
