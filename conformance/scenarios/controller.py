@@ -208,7 +208,7 @@ class ControllerCluster(SimCluster):
             view = self.views[b]
             if view is not None and view.role_state.writable and view.sync_state is not None:
                 if newest is None or view.role_state.master_epoch >= newest:
-                    if b not in self.stale_masters and not self._id_given_to(b):
+                    if not self._of_old_set(b):
                         return b
                     stale = stale or b
         # a master of the set before an admin clean restarted it, or a broker holding an id the
@@ -216,10 +216,10 @@ class ControllerCluster(SimCluster):
         return stale
 
     def _id_held_twice(self) -> tuple[int, str, str] | None:
-        """Once an admin clean restarted the set: an id two brokers hold (running, or on the disk
-        of one that is down; one kept the
-        old set's id on its disk, the new set gave it to the other), as (id, one, other): the
-        controller then cannot tell them apart, and both may act as that member."""
+        """Once an admin clean restarted the set: an id two brokers hold (running, or on the
+        disk of one that is down: one kept the old set's id, the new set gave it to the other),
+        as (id, one, other). The controller then cannot tell them apart: both may act as that
+        member."""
         if not self.set_restarted:
             return None
         holders: dict[int, str] = {}
@@ -230,6 +230,11 @@ class ControllerCluster(SimCluster):
                     return view.broker_id, holders[view.broker_id], b
                 holders[view.broker_id] = b
         return None
+
+    def _of_old_set(self, broker: str) -> bool:
+        """Whether ``broker`` still acts for the set an admin clean restarted: its unfenced
+        master then, or a broker holding an id the new set gave another."""
+        return broker in self.stale_masters or bool(self._id_given_to(broker))
 
     def _broker_view_or_disk(self, broker: str):
         """A broker's view, or while it is down the last it had (what its disk holds)."""
@@ -436,8 +441,7 @@ class ControllerCluster(SimCluster):
                 # set, whose master may go on writing in its masterEpoch while the new set's
                 # epochs start over
                 self.before_restarting_clean |= self.acknowledged | self.consumed | {
-                    e.msg_id for b in self.brokers if (v := self.views[b] or self.last_views.get(b)) is not None
-                    for e in v.log}
+                    e.msg_id for b in self.brokers if (v := self._broker_view_or_disk(b)) is not None for e in v.log}
                 self.newest_master_epoch = None
                 self.set_restarted = True
                 self.stale_masters.update({b: v.role_state.master_epoch for b in self.brokers
@@ -567,8 +571,8 @@ class ControllerCluster(SimCluster):
 
     def _restarted_set_losses(self, missing: list) -> list:
         """``missing`` without the messages an admin clean that restarted the set may have
-        lost (written before it: ``inv.clean_restarts_set``), each recorded as the finding
-        ``inv.CLEAN_RESTARTS_SET`` instead."""
+        lost (written before it: ``inv.clean_restarts_set``; or any, while two brokers hold
+        one id), each recorded as the finding ``inv.CLEAN_RESTARTS_SET`` instead."""
         kept = []
         twice = self._id_held_twice()
         for v in missing:
