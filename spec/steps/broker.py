@@ -66,6 +66,7 @@ from spec.truncation.epoch_file import EpochFile, find_entry_by_epoch
 from spec.steps.replica import misapplied, misbatched, misshaken, shipped_unflushed
 from spec.truncation.messages import HandshakeRequest, HandshakeResponse, SlaveReport, TransferBatch
 from spec.truncation.replication import Message as LogMessage
+from spec.truncation.replication import RoleChangeOutcome, change_to_master
 
 PROCEDURES: dict[str, str] = {
     "change_broker_role": "a broker changes its role only as change_broker_role says for the masterEpoch it is told",
@@ -315,6 +316,16 @@ class BrokerSteps(NodeSteps):
             return
         if decision.outcome is RoleOutcome.CHANGE_TO_MASTER and after != before.role_state:
             adopted = MasterSyncStateSet(*decision.sync_state_set)
+            if change_to_master(before.epoch_file, expected.master_epoch, before.max_offset).outcome \
+                    is RoleChangeOutcome.REFUSED_OLDER_EPOCH:
+                # its epoch file ends past that masterEpoch (a set an admin clean restarted starts
+                # its epochs over): the replica refuses to lead in it, and adopts no set
+                if view.sync_state != before.sync_state:
+                    out.append(violation("change_broker_role", event.node, what,
+                                         f"no new SyncStateSet: its epoch file ends at epoch "
+                                         f"{before.epoch_file.last_epoch}, past masterEpoch {expected.master_epoch}",
+                                         _sss(view.sync_state)))
+                return
             if view.sync_state != adopted:
                 out.append(violation("change_broker_role", event.node, what,
                                      f"the new master adopts the controller's SyncStateSet {_sss(adopted)}",

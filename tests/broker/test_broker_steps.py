@@ -92,6 +92,24 @@ def test_change_broker_role_on_a_notification(outcome, note, after, violated):
     assert Broker(view(role=SLAVE, sss=None)).step(after, note) == violated
 
 
+OLD_SET = EpochFile((EpochEntry(9, 0),))  # an epoch file from a set an admin clean restarted
+AS_MASTER_4 = attrs.evolve(SLAVE, role=Role.MASTER, master_epoch=4, master_broker_id=1, master_address="b1")
+
+
+@pytest.mark.parametrize("outcome, after, violated", [
+    # its epoch file ends at 9, past masterEpoch 4: the replica refuses to lead (change_to_master)
+    ("refuses_to_lead_in_an_epoch_its_file_is_past", attrs.evolve(view(role=AS_MASTER_4, sss=None), epoch_file=OLD_SET),
+     []),
+    ("adopts_a_set_it_cannot_lead", attrs.evolve(view(role=AS_MASTER_4, sss=MasterSyncStateSet({1, 3}, 7)),
+                                                 epoch_file=OLD_SET), sp("change_broker_role")),
+])
+def test_change_broker_role_with_an_epoch_file_past_the_new_epoch(outcome, after, violated):
+    """Seed 5728 of the default controller search: a broker of a set an admin clean restarted
+    is told to lead in the new set's lower masterEpoch."""
+    before = attrs.evolve(view(role=SLAVE, sss=None), epoch_file=OLD_SET)
+    assert Broker(before).step(after, NOTE) == violated
+
+
 @pytest.mark.parametrize("outcome, after, violated", [
     ("applied", view(role=attrs.evolve(SLAVE, role=Role.MASTER, master_epoch=4, master_broker_id=1, master_address="b1"),
                      sss=MasterSyncStateSet({1}, 8)), []),
