@@ -212,8 +212,8 @@ class ControllerCluster(SimCluster):
                         return b
                     stale = stale or b
         # a master of the set before an admin clean restarted it, or a broker holding an id the
-        # new set gave another: current until the new set has a master of its own
-        return stale
+        # new set gave another: current until the new set has had a master of its own
+        return stale if newest is None else None
 
     def _id_held_twice(self) -> tuple[int, str, str] | None:
         """Once an admin clean restarted the set: an id two brokers hold (running, or on the
