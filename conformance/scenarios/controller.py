@@ -692,7 +692,7 @@ class ControllerCluster(SimCluster):
 
     def _broker_id_of(self, broker: str) -> int | None:
         """The id a broker holds: running, or on its disk while it is down."""
-        view = self.views[broker] or self.last_views.get(broker)
+        view = self._broker_view_or_disk(broker)
         return view.broker_id if view is not None else None
 
     def _dispensable_broker(self) -> str | None:
@@ -723,10 +723,10 @@ class ControllerCluster(SimCluster):
         machine is replaced (seed 490138), and the last copy must not go with the next
         replacement. (Messages no broker holds any more, which ``acks default`` may lose by
         design, do not stop a replacement.)"""
-        mine = self.views[broker] or self.last_views.get(broker)
+        mine = self._broker_view_or_disk(broker)
         needed = self.acknowledged & {e.msg_id for e in mine.log} if mine is not None else set()
         for b in self.brokers:
-            view = self.views[b] or self.last_views.get(b)
+            view = self._broker_view_or_disk(b)
             if b != broker and view is not None and needed <= {e.msg_id for e in view.log}:
                 return True
         return not needed

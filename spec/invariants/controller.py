@@ -497,8 +497,9 @@ def confirm_offset_bounded(
 # whole set) makes the set start afresh: the next broker to register is the first of a new
 # set, elected master with its own log, and the others truncate to it (upstream's
 # handleCleanBrokerDataEvent removes an emptied SyncStateInfo; isContainsBroker then
-# fails). What was acknowledged and consumed before such a clean can be lost so: the
-# finding CLEAN_RESTARTS_SET (docs/controller-stack.md), not a violation.
+# fails). What was written before such a clean can be lost so, and while brokers keep old
+# ids the new set hands out again, two may act as one member: the finding CLEAN_RESTARTS_SET
+# (docs/controller-stack.md), not a violation.
 CLEAN_RESTARTS_SET = "clean_restarts_broker_set"
 
 
