@@ -43,8 +43,8 @@ class BrokerRules:
         return self.maybe_shrink(local, master_id, caught_up_time, now, self.config)
 
     def admission(self, role_state, state):
-        """Admission of a write on a master whose SyncStateSet view is ``state``."""
-        return self.check_write_admission(role_state, self.in_use(state), self.config)
+        """Admission of a write on a master whose SyncStateSet view is ``state`` (None: it holds none)."""
+        return self.check_write_admission(role_state, None if state is None else self.in_use(state), self.config)
 
     def role_change(self, state, master_broker_id, master_address, master_epoch, sync_state_set_epoch=None, members=None):
         """A role notification (NOTIFY_BROKER_ROLE_CHANGED) or any reply naming the master."""

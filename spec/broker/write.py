@@ -3,7 +3,8 @@
 Admission, before appending (first failing row wins):
 
 1. ``broker_not_writable`` -> SERVICE_NOT_AVAILABLE: fenced (role not confirmed since
-   the restart) or not the master;
+   the restart), not the master, or a master holding no SyncStateSet (``None``: its
+   replica refused to lead, ``change_to_master``, so its role change never finished);
 2. ``in_sync_replicas_not_enough`` -> IN_SYNC_REPLICAS_NOT_ENOUGH: fewer members in
    ``local | proposed`` than minInSyncReplicas;
 3. ``admitted``: with allAckInSyncStateSet every member must ack, else inSyncReplicas
@@ -38,10 +39,10 @@ class AdmissionDecision:
 
 
 def check_write_admission(
-    role: BrokerRoleState, sync_state_set: frozenset[int], config: BrokerHAConfig = DEFAULT_HA_CONFIG
+    role: BrokerRoleState, sync_state_set: Optional[frozenset[int]], config: BrokerHAConfig = DEFAULT_HA_CONFIG
 ) -> AdmissionDecision:
-    """``sync_state_set`` is local | proposed."""
-    if not role.writable:
+    """``sync_state_set`` is local | proposed; None when the broker holds no SyncStateSet."""
+    if not role.writable or sync_state_set is None:
         return AdmissionDecision("broker_not_writable", PutMessageStatus.SERVICE_NOT_AVAILABLE)
     if len(sync_state_set) < config.min_in_sync_replicas:
         return AdmissionDecision("in_sync_replicas_not_enough", PutMessageStatus.IN_SYNC_REPLICAS_NOT_ENOUGH)

@@ -415,8 +415,7 @@ class BrokerSteps(NodeSteps):
                                  bound, f"confirmOffset {view.confirm_offset}"))
 
     def _admission(self, rules: BrokerRules, event, before, produce: Produce, out) -> None:
-        in_use = rules.in_use(before.sync_state) if before.sync_state is not None else frozenset()
-        decision = rules.check_write_admission(before.role_state, in_use, rules.config)
+        decision = rules.admission(before.role_state, before.sync_state)
         self.judged["put_message"] += 1
         for m in event.outputs:
             p = m.payload

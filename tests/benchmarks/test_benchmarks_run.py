@@ -115,3 +115,21 @@ def test_trace_validation_streams_through_a_pipe():
     out = run("benchmarks/trace_validation.py", "--events", "2000", "--pipe", "--chunk", "500")
     assert "through a pipe (nothing stored; a run of 500 steps repeated)" in out
     assert "2000 steps of rmqha reference (benchmark)" in out and "target <= 1.2x" in out
+
+
+def test_reference_sweep_passes_the_reference_and_names_a_failing_run_with_its_report_command(tmp_path):
+    out = run("benchmarks/reference_sweep.py", "--runs", "3", "--scenarios", "truncation,classic")
+    assert "target 0 failing or erroring runs" in out and "load average" in out
+    assert sum(1 for line in out.splitlines() if line.split()[:1] in (["truncation"], ["classic"])) == 2
+    assert out.strip().splitlines()[-1] == "verdict: every run of reference passed"
+    done = subprocess.run([sys.executable, "benchmarks/reference_sweep.py", "--runs", "2", "--scenarios", "dledger",
+                           "--adapter", "mutant:double-vote", "--out", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    assert "MISS" in done.stdout and "dledger from seed 0: 2 runs did not pass: seed 0 (fail: " in done.stdout
+    command = next(line for line in done.stdout.splitlines() if "results: " in line).split(": ")[-1]
+    assert command.startswith("rmqha report ")
+    report = subprocess.run([sys.executable, "-m", "cli", *command.split()[1:]], cwd=ROOT, capture_output=True,
+                            text=True, timeout=300)
+    assert report.returncode == 0, report.stderr
+    assert "rmqha replay" in (tmp_path / "dledger-0" / "report" / "report.md").read_text()

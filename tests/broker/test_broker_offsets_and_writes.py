@@ -63,6 +63,7 @@ MASTER_ROLE = BrokerRoleState(1, Role.MASTER, 3, 1, "a", fenced=False)
 ADMISSION_CASES = [
     ("fenced", BrokerRoleState(1, Role.MASTER, 3, 1, "a", fenced=True), {1, 2}, BrokerHAConfig(), "broker_not_writable", PutMessageStatus.SERVICE_NOT_AVAILABLE, 0),
     ("slave", BrokerRoleState(2, Role.SLAVE, 3, 1, "a", fenced=False), {1, 2}, BrokerHAConfig(), "broker_not_writable", PutMessageStatus.SERVICE_NOT_AVAILABLE, 0),
+    ("master-without-sync-state-set", MASTER_ROLE, None, BrokerHAConfig(), "broker_not_writable", PutMessageStatus.SERVICE_NOT_AVAILABLE, 0),
     ("fenced-before-min-isr", BrokerRoleState(1, Role.NONE), {1}, BrokerHAConfig(min_in_sync_replicas=2), "broker_not_writable", PutMessageStatus.SERVICE_NOT_AVAILABLE, 0),
     ("too-few-in-sync", MASTER_ROLE, {1}, BrokerHAConfig(min_in_sync_replicas=2), "in_sync_replicas_not_enough", PutMessageStatus.IN_SYNC_REPLICAS_NOT_ENOUGH, 0),
     ("enough-in-sync", MASTER_ROLE, {1, 2}, BrokerHAConfig(min_in_sync_replicas=2, in_sync_replicas=2), "admitted", None, 2),
@@ -73,7 +74,7 @@ ADMISSION_CASES = [
 
 @pytest.mark.parametrize("case_id,role,members,config,check,status,need", ADMISSION_CASES, ids=[c[0] for c in ADMISSION_CASES])
 def test_write_admission_table(case_id, role, members, config, check, status, need):
-    decision = check_write_admission(role, frozenset(members), config)
+    decision = check_write_admission(role, None if members is None else frozenset(members), config)
     assert (decision.check, decision.status, decision.need_ack_nums, decision.admitted) == (check, status, need, status is None)
 
 

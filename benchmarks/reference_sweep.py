@@ -1,0 +1,126 @@
+"""Long default campaigns of every scenario, failing on any run that does not pass.
+
+A run of the reference that fails is a defect of rmqha (a rule, a monitor or a checker
+that cannot tell a correct implementation from a wrong one), whatever else a benchmark
+measures. The default campaign of 200 runs rarely reaches the corners where such defects
+hide; a searched campaign of 1,000 runs does (sessions 15 and 16 found six that way:
+docs/dledger.md "Committed entries lost to a late TRUNCATE", docs/controller-stack.md
+"Findings" 4). This benchmark runs, per scenario and first seed, the campaign
+``rmqha run --no-spark --no-shrink --scenario S --seed F --runs N`` runs (its default
+search, group sizes and fault mixes), and prints per campaign the failing and erroring
+runs against the target (none), the runs showing each documented finding, and the CPU and
+wall seconds. It exits 1 when any run failed or errored, naming each (seed, what it
+violated) and where its results are kept, with the command that builds their report
+(each counterexample's script and replay command).
+
+    python benchmarks/reference_sweep.py [--scenarios dledger,controller,classic,truncation]
+        [--runs 1000] [--seeds 0,5000] [--adapter reference] [--out DIR]
+
+About 25 minutes of 2 cores for the four scenarios at one first seed and 1,000 runs: a
+nightly job, not CI's. ``raft`` is not in the default list: the reference is DLedger,
+and its runs there show the documented differences from Raft (docs/dledger.md), failed
+runs by design.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from cli.commands.run import search_chunk_size  # noqa: E402
+from conformance.scenarios.registry import SCENARIOS, get_scenario  # noqa: E402
+from conformance.search import default_waves  # noqa: E402
+from conformance.spark_campaign import CampaignSpec, run_campaign  # noqa: E402
+from reports.build import FINDING_PREFIX  # noqa: E402
+from results import io  # noqa: E402
+
+DEFAULT_SCENARIOS = ("dledger", "controller", "classic", "truncation")
+TARGET_FAILING = 0
+
+
+def load() -> str:
+    return "load average %.2f %.2f %.2f" % os.getloadavg()
+
+
+def sweep(scenario: str, first_seed: int, args, out: Path) -> tuple[list[tuple[int, str, str]], Counter, float, float]:
+    """One campaign as ``rmqha run --no-spark --no-shrink`` runs it: its runs that did not
+    pass (seed, verdict, what), the runs showing each finding, CPU and wall seconds."""
+    chunk = search_chunk_size(args.runs)
+    spec = CampaignSpec("sweep", scenario, (args.adapter,), runs=args.runs, first_seed=first_seed, chunk_size=chunk,
+                        group_sizes=get_scenario(scenario).group_sizes, search=True,
+                        search_waves=default_waves(-(-args.runs // chunk)), shrink_replays=0, shrink_seconds=0.0)
+    cpu, wall = time.process_time(), time.perf_counter()
+    run_campaign(out, spec, master=None, progress=False)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    bad = [(r["seed"], r["verdict"], ", ".join(r["failed_properties"] or ()) or r["error"] or r["verdict"])
+           for r in io.read_table(out, "runs").to_pylist() if r["verdict"] != "pass"]
+    findings = Counter(r["metric"][len(FINDING_PREFIX):] for r in io.read_table(out, "metrics").to_pylist()
+                       if r["metric"].startswith(FINDING_PREFIX) and r["value"] > 0)
+    return sorted(bad), findings, cpu, wall
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scenarios", default=",".join(DEFAULT_SCENARIOS),
+                    help=f"comma-separated (default: {','.join(DEFAULT_SCENARIOS)})")
+    ap.add_argument("--runs", type=int, default=1000, help="runs per campaign (default: 1000)")
+    ap.add_argument("--seeds", default="0", help="comma-separated first seeds, one campaign each (default: 0)")
+    ap.add_argument("--adapter", default="reference")
+    ap.add_argument("--out", default=None,
+                    help="keep every campaign's results under this directory (default: a temporary one, "
+                         "kept only for campaigns with a run that did not pass)")
+    args = ap.parse_args()
+    scenarios = [s for s in args.scenarios.split(",") if s]
+    unknown = [s for s in scenarios if s not in SCENARIOS]
+    if unknown or not scenarios:
+        ap.error(f"unknown scenario {', '.join(unknown) or '(none given)'}; choose from {', '.join(SCENARIOS)}")
+    try:
+        seeds = [int(s) for s in args.seeds.split(",") if s]
+    except ValueError:
+        ap.error(f"--seeds takes comma-separated integers, not {args.seeds!r}")
+    if args.runs < 1 or not seeds:
+        ap.error("--runs is at least 1 and --seeds names at least one first seed")
+    root = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="rmqha-sweep-"))
+    print(f"{args.adapter}: default searched campaigns of {args.runs} runs, shrinking off; "
+          f"target {TARGET_FAILING} failing or erroring runs; {load()}", flush=True)
+    print(f"{'scenario':11s} {'seed':>6s} {'runs':>5s} {'failed':>6s} {'errors':>6s} {'CPU s':>7s} {'wall s':>7s}  "
+          f"verdict  findings (runs)", flush=True)
+    failures = []
+    for scenario in scenarios:
+        for first in seeds:
+            out = root / f"{scenario}-{first}"
+            if out.exists():
+                shutil.rmtree(out)
+            bad, findings, cpu, wall = sweep(scenario, first, args, out)
+            errors = sum(1 for _, verdict, _ in bad if verdict == "error")
+            shown = ", ".join(f"{name} {n}" for name, n in sorted(findings.items())) or "-"
+            print(f"{scenario:11s} {first:6d} {args.runs:5d} {len(bad) - errors:6d} {errors:6d} {cpu:7.1f} {wall:7.1f}  "
+                  f"{'ok  ' if len(bad) <= TARGET_FAILING else 'MISS'}     {shown}", flush=True)
+            if bad:
+                failures.append((scenario, first, out, bad))
+            elif not args.out:
+                shutil.rmtree(out)
+    print(load())
+    if not failures:
+        print(f"verdict: every run of {args.adapter} passed")
+        if not args.out:
+            shutil.rmtree(root, ignore_errors=True)
+        return 0
+    for scenario, first, out, bad in failures:
+        named = "; ".join(f"seed {seed} ({verdict}: {what})" for seed, verdict, what in bad[:10])
+        more = f"; and {len(bad) - 10} more" if len(bad) > 10 else ""
+        print(f"{scenario} from seed {first}: {len(bad)} run{'s' if len(bad) > 1 else ''} did not pass: {named}{more}")
+        print(f"  results: {out}; their report, with each run's script and replay command: "
+              f"rmqha report {out} --no-spark --out {out}/report")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
