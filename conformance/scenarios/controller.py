@@ -429,13 +429,17 @@ class ControllerCluster(SimCluster):
         elif d.api == "clean_broker_data":
             r = d.request
             known = d.before.known(r.broker_name)
+            restarts = inv.clean_restarts_set(d.before, d.events, r.broker_name)
             for e in d.events:  # a CleanBrokerDataEvent: its ids, or none for the whole set
                 if known is not None and isinstance(e, CleanBrokerDataEvent):
                     self.sync_state_sets = self.sync_state_sets.note_clean(
                         r.broker_name, known.sync_state.sync_state_set_epoch, e.broker_ids_to_clean or ())
+                    # a restarted set's first registration replaces its broker ids with new
+                    # ones: every id it held may then be given again (seed 5728)
                     self.check_codes = self.check_codes.note_clean(
-                        r.broker_name, e.broker_ids_to_clean or known.replicas.brokers.keys())
-            if inv.clean_restarts_set(d.before, d.events, r.broker_name):
+                        r.broker_name, known.replicas.brokers.keys() if restarts or not e.broker_ids_to_clean
+                        else e.broker_ids_to_clean)
+            if restarts:
                 # what was written so far (acknowledged, consumed, or in any broker's log: a
                 # consumer may still read it from a broker of the old set) may go with the old
                 # set, whose master may go on writing in its masterEpoch while the new set's
