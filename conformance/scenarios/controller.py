@@ -173,6 +173,8 @@ class ControllerCluster(SimCluster):
         self.newest_master_epoch: int | None = None
         self.stale_masters: dict[str, int] = {}
         self.set_restarted = False  # an admin clean restarted the set (then ids may be held twice)
+        self.granted: dict[int, str] = {}  # since that restart: broker id -> the broker the new set gave it
+        self._restart_entries: list[int] = []  # the applied count at which each such restart was seen
         self.crash_times: list[tuple[int, str]] = []  # master crashes, for failover times
         self.failovers: list[float] = []
         self.first_master_ms: int | None = None
@@ -215,11 +217,13 @@ class ControllerCluster(SimCluster):
         # new set gave another: current until the new set has had a master of its own
         return stale if newest is None else None
 
-    def _id_held_twice(self) -> tuple[int, str, str] | None:
+    def _id_held_twice(self) -> str | None:
         """Once an admin clean restarted the set: an id two brokers hold (running, or on the
         disk of one that is down: one kept the old set's id, the new set gave it to the other),
-        as (id, one, other). The controller then cannot tell them apart: both may act as that
-        member."""
+        or one broker holds while the new set gave it another (whose machine may since have
+        been replaced), said as "b1 and b2 both hold id 2" or "b1 holds id 2, which the new
+        set gave b2". The controller cannot tell such a holder from the member: it may act as
+        that member."""
         if not self.set_restarted:
             return None
         holders: dict[int, str] = {}
@@ -227,8 +231,11 @@ class ControllerCluster(SimCluster):
             view = self._broker_view_or_disk(b)
             if view is not None and view.broker_id is not None:
                 if view.broker_id in holders:
-                    return view.broker_id, holders[view.broker_id], b
+                    return f"{holders[view.broker_id]} and {b} both hold id {view.broker_id}"
                 holders[view.broker_id] = b
+        for broker_id, b in holders.items():
+            if self.granted.get(broker_id, b) != b:
+                return f"{b} holds id {broker_id}, which the new set gave {self.granted[broker_id]}"
         return None
 
     def _of_old_set(self, broker: str) -> bool:
@@ -348,6 +355,8 @@ class ControllerCluster(SimCluster):
             after = view.metadata
             self._note_unknown_sets(seen[1] if before is not None else 0, view, decisions)
             if before is not None:
+                self._note_set_restart(before, after, seen[1], view.applied)
+            if before is not None:
                 self._record(inv.epochs_never_decrease(self._comparable(before, seen[1], view.applied), after))
             self._record(inv.master_in_sync_state_set(after, self.exempt))
             current = self._current_sets(after, view.applied)
@@ -404,6 +413,8 @@ class ControllerCluster(SimCluster):
 
     def _check_decision(self, d, config) -> None:
         response = d.response
+        if self.set_restarted:
+            self._note_granted(d)
         self._record(inv.reply_code_allowed(d.api, response.code))
         name = getattr(d.request, "broker_name", None)
         if d.liveness is None or name is None:
@@ -415,6 +426,18 @@ class ControllerCluster(SimCluster):
             self._record(inv.elected_master_was_eligible(d.before, d.events, config))
             self._record(inv.elected_master_most_up_to_date(d.before, d.request, response, d.liveness, config))
         self._note_reach(d)
+
+    def _note_granted(self, d) -> None:
+        """After a clean restarted the set: which broker each id the new set registers was
+        given to (an id's registration may later name another address: a broker that kept
+        the id on its disk from the old set registers with it)."""
+        before, after = d.before.known(BROKER_NAME), d.after.known(BROKER_NAME)
+        if after is None or after.replicas is None:
+            return
+        held = before.replicas.brokers if before is not None and before.replicas is not None else {}
+        for broker_id, registration in after.replicas.brokers.items():
+            if broker_id not in held:
+                self.granted.setdefault(broker_id, registration.address)
 
     def _note_reach(self, d) -> None:
         """Count what campaigns must reach besides the spec's outcomes, whichever controller
@@ -429,31 +452,43 @@ class ControllerCluster(SimCluster):
         elif d.api == "clean_broker_data":
             r = d.request
             known = d.before.known(r.broker_name)
-            restarts = inv.clean_restarts_set(d.before, d.events, r.broker_name)
             for e in d.events:  # a CleanBrokerDataEvent: its ids, or none for the whole set
                 if known is not None and isinstance(e, CleanBrokerDataEvent):
                     self.sync_state_sets = self.sync_state_sets.note_clean(
                         r.broker_name, known.sync_state.sync_state_set_epoch, e.broker_ids_to_clean or ())
-                    # a restarted set's first registration replaces its broker ids with new
-                    # ones: every id it held may then be given again (seed 5728)
                     self.check_codes = self.check_codes.note_clean(
-                        r.broker_name, known.replicas.brokers.keys() if restarts or not e.broker_ids_to_clean
-                        else e.broker_ids_to_clean)
-            if restarts:
-                # what was written so far (acknowledged, consumed, or in any broker's log: a
-                # consumer may still read it from a broker of the old set) may go with the old
-                # set, whose master may go on writing in its masterEpoch while the new set's
-                # epochs start over
-                self.before_restarting_clean |= self.acknowledged | self.consumed | {
-                    e.msg_id for b in self.brokers if (v := self._broker_view_or_disk(b)) is not None for e in v.log}
-                self.newest_master_epoch = None
-                self.set_restarted = True
-                self.stale_masters.update({b: v.role_state.master_epoch for b in self.brokers
-                                           if (v := self.views[b]) is not None and v.role_state.writable})
+                        r.broker_name, e.broker_ids_to_clean or known.replicas.brokers.keys())
             listed = bool(r.broker_ids_to_clean)
             if r.clean_living_broker or listed:  # (the ``clean`` step never sends the masterless kind)
                 kind = ("forced_with_ids" if listed else "forced") if r.clean_living_broker else "dead_ids"
                 self.coverage[("admin_clean", kind)] += 1
+
+    def _note_set_restart(self, before, after, applied_before: int, applied: int) -> None:
+        """Whether the entries a controller applied since its last observation include an
+        admin clean that restarted the set (``inv.set_restarted``: it left the set unknown,
+        or it is known again with its epochs started over). Read from the metadata,
+        not from the clean's decision: a controller that loses its leadership between
+        proposing a clean and applying it reports no decision, and its successor applies the
+        clean all the same (seed 5928 of the default search from 5000). The first controller
+        to apply the clean tells; the others, applying the same entry later, do not."""
+        if not inv.set_restarted(before, after, BROKER_NAME):
+            return
+        if any(applied_before < entry <= applied for entry in self._restart_entries):
+            return
+        self._restart_entries.append(applied)
+        # what was written so far (acknowledged, consumed, or in any broker's log: a consumer
+        # may still read it from a broker of the old set) may go with the old set, whose master
+        # may go on writing in its masterEpoch while the new set's epochs start over
+        self.before_restarting_clean |= self.acknowledged | self.consumed | {
+            e.msg_id for b in self.brokers if (v := self._broker_view_or_disk(b)) is not None for e in v.log}
+        self.newest_master_epoch = None
+        self.set_restarted = True
+        self.granted = {}
+        self.stale_masters.update({b: v.role_state.master_epoch for b in self.brokers
+                                   if (v := self.views[b]) is not None and v.role_state.writable})
+        # the restarted set's first registration replaces its broker ids with new ones: every
+        # id it held may be given again (seed 5728)
+        self.check_codes = self.check_codes.note_clean(BROKER_NAME, before.known(BROKER_NAME).replicas.brokers.keys())
 
     def _check_stuck(self, controller: str, view) -> None:
         """no_stuck_dead_master, judged by who really heartbeats to the active controller."""
@@ -552,7 +587,8 @@ class ControllerCluster(SimCluster):
             else:
                 end = other.max_offset
             other_id = other.broker_id if other is not None else None
-            if other_id is not None and other_id in s.local and b != node_id and other_id != view.broker_id:
+            if other_id is not None and other_id in s.local and b != node_id and other_id != view.broker_id \
+                    and self.granted.get(other_id, b) == b:  # (not a holder of an id the new set gave another)
                 # two brokers hold one id only after an admin clean restarted the set (one kept
                 # the old set's id on its disk): the master's own id is the master, and of two
                 # holders of another member's id the member is the one whose log went furthest
@@ -581,7 +617,7 @@ class ControllerCluster(SimCluster):
         twice = self._id_held_twice()
         for v in missing:
             if v.subject in self.before_restarting_clean or twice is not None:
-                why = "" if twice is None else f", while {twice[1]} and {twice[2]} both hold id {twice[0]}"
+                why = "" if twice is None else f", while {twice}"
                 self.add_finding(v.subject, f"{v.detail} after an admin clean left the broker set without its "
                                             f"SyncStateSet{why} ({v.invariant})", inv.CLEAN_RESTARTS_SET)
             else:

@@ -503,15 +503,24 @@ def confirm_offset_bounded(
 CLEAN_RESTARTS_SET = "clean_restarts_broker_set"
 
 
-def clean_restarts_set(before: ControllerMetadata, events: Iterable[object], broker_name: str) -> bool:
-    """Whether applying a clean's ``events`` to ``before`` leaves ``broker_name``, known
-    before, unknown (a half, or nothing, left): the set starts afresh at its next registration."""
-    if before.known(broker_name) is None:
+def set_restarted(before: ControllerMetadata, after: ControllerMetadata, broker_name: str) -> bool:
+    """Whether ``broker_name``, known in ``before``, is unknown in ``after`` (a half, or
+    nothing, left: it starts afresh at its next registration) or known again with its epochs
+    started over (it was, and was registered again, in between)."""
+    old, new = before.known(broker_name), after.known(broker_name)
+    if old is None:
         return False
+    return new is None or (new.sync_state.master_epoch, new.sync_state.sync_state_set_epoch) < (
+        old.sync_state.master_epoch, old.sync_state.sync_state_set_epoch)
+
+
+def clean_restarts_set(before: ControllerMetadata, events: Iterable[object], broker_name: str) -> bool:
+    """Whether applying a clean's ``events`` to ``before`` restarts ``broker_name``
+    (``set_restarted``)."""
     after = before
     for event in events:
         after = apply_event(after, event)
-    return after.known(broker_name) is None
+    return set_restarted(before, after, broker_name)
 
 
 def _missing(invariant: str, required: Iterable[str], log: Iterable[LogEntry]) -> list[Violation]:

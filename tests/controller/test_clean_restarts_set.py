@@ -7,7 +7,7 @@ import pytest
 from controller_cases import NAME, metadata
 from spec.controller.events import CleanBrokerDataEvent, ElectMasterEvent
 from spec.controller.records import EMPTY_METADATA
-from spec.invariants.controller import clean_restarts_set
+from spec.invariants.controller import clean_restarts_set, set_restarted
 
 SET = metadata(ids=(1, 2, 3), master=2, members={2})  # the master's set of one: {2}
 
@@ -26,6 +26,30 @@ SET = metadata(ids=(1, 2, 3), master=2, members={2})  # the master's set of one:
 ])
 def test_clean_restarts_set_outcomes(name, before, events, restarts):
     assert clean_restarts_set(before, events, NAME) is restarts, name
+
+
+LATER = metadata(ids=(1, 2, 3), master=2, members={2}, master_epoch=3, ss_epoch=4)
+
+
+@pytest.mark.parametrize("name, after, restarts", [
+    ("unknown: the SyncStateSet dropped, the ids kept",
+     LATER.with_set(NAME, attrs.evolve(LATER.get(NAME), sync_state=None)), True),
+    ("gone altogether", EMPTY_METADATA, True),
+    ("known again, its epochs started over", metadata(ids=(4,), master=4, members={4}), True),
+    ("known again, the masterEpoch lower, the set's epoch not", metadata(ids=(4,), master=4, members={4},
+                                                                        ss_epoch=4), True),
+    ("unchanged", LATER, False),
+    ("a newer masterEpoch (an election)", metadata(ids=(1, 2, 3), master=1, members={1}, master_epoch=4,
+                                                   ss_epoch=5), False),
+    ("a newer SyncStateSet epoch (an alter)", metadata(ids=(1, 2, 3), master=2, members={1, 2}, master_epoch=3,
+                                                       ss_epoch=5), False),
+])
+def test_set_restarted_outcomes(name, after, restarts):
+    """What a controller's metadata says, with no decision at hand (a clean its proposer
+    never reported, seed 5928): the set known before is unknown after, or known again from
+    lower epochs."""
+    assert set_restarted(LATER, after, NAME) is restarts, name
+    assert set_restarted(EMPTY_METADATA, after, NAME) is False
 
 
 def test_a_cleaned_id_may_be_registered_again_with_another_check_code():
