@@ -607,7 +607,25 @@ class ControllerCluster(SimCluster):
             for v in lost:
                 self.add_finding(v.subject, v.detail)
         self._record(self._restarted_set_losses(inv.consumed_messages_present(self.consumed, log)))
-        self._record(inv.queue_offsets_unique(log))
+        self._record(self._restarted_set_reuses(log))
+
+    def _restarted_set_reuses(self, log) -> list:
+        """``inv.queue_offsets_unique`` of ``log``, but a queue offset held by a message
+        written before an admin clean restarted the set and by one written after it is the
+        finding ``inv.CLEAN_RESTARTS_SET`` (the new set's queue offsets start over, and a
+        broker of the old set that follows the new master may keep the old set's messages,
+        whose epochs the new set's repeat: seed 5813 of the default search from 5000)."""
+        if not self.set_restarted:
+            return inv.queue_offsets_unique(log)
+        kept = []
+        for v, (queue, offset, first, later) in zip(inv.queue_offsets_unique(log), inv.queue_offset_reuses(log)):
+            if (first in self.before_restarting_clean) != (later in self.before_restarting_clean):
+                self.add_finding(f"{queue}@{offset}", f"{first} (written before an admin clean restarted the "
+                                                      f"broker set) and {later} (after it) in one log "
+                                                      f"(queue_offsets_never_reused)", inv.CLEAN_RESTARTS_SET)
+            else:
+                kept.append(v)
+        return kept
 
     def _restarted_set_losses(self, missing: list) -> list:
         """``missing`` without the messages an admin clean that restarted the set may have

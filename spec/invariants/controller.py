@@ -538,13 +538,20 @@ def consumed_messages_present(consumed: Iterable[str], master_log: Iterable[LogE
     return _missing("consumed_message_never_truncated", consumed, master_log)
 
 
-def queue_offsets_unique(log: Iterable[LogEntry]) -> list[Violation]:
-    """No two messages of one log share a (queue, queue offset)."""
+def queue_offset_reuses(log: Iterable[LogEntry]) -> list[tuple[str, int, str, str]]:
+    """Each (queue, queue offset, first message, later message) of ``log`` where a later
+    message takes a queue offset an earlier one holds."""
     owner: dict[tuple[str, int], str] = {}
     out = []
     for entry in log:
         key = (entry.queue, entry.queue_offset)
         if key in owner and owner[key] != entry.msg_id:
-            out.append(Violation("queue_offsets_never_reused", f"{key[0]}@{key[1]}", f"{owner[key]} and {entry.msg_id}"))
+            out.append((entry.queue, entry.queue_offset, owner[key], entry.msg_id))
         owner.setdefault(key, entry.msg_id)
     return out
+
+
+def queue_offsets_unique(log: Iterable[LogEntry]) -> list[Violation]:
+    """No two messages of one log share a (queue, queue offset)."""
+    return [Violation("queue_offsets_never_reused", f"{queue}@{offset}", f"{first} and {later}")
+            for queue, offset, first, later in queue_offset_reuses(log)]

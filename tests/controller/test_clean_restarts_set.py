@@ -7,7 +7,8 @@ import pytest
 from controller_cases import NAME, metadata
 from spec.controller.events import CleanBrokerDataEvent, ElectMasterEvent
 from spec.controller.records import EMPTY_METADATA
-from spec.invariants.controller import clean_restarts_set, set_restarted
+from spec.broker.records import LogEntry
+from spec.invariants.controller import clean_restarts_set, queue_offset_reuses, queue_offsets_unique, set_restarted
 
 SET = metadata(ids=(1, 2, 3), master=2, members={2})  # the master's set of one: {2}
 
@@ -78,3 +79,18 @@ def test_a_cleaned_id_may_be_registered_again_with_another_check_code():
     assert found == []
     _, found = history.observe(old)  # a lagging controller, still before the clean
     assert found == []
+
+
+@pytest.mark.parametrize("name, entries, reuses", [
+    ("distinct offsets", [("m1", "q0", 0), ("m2", "q0", 1), ("m3", "q1", 0)], []),
+    ("one offset twice", [("m1", "q1", 0), ("m2", "q1", 1), ("m31", "q1", 0)], [("q1", 0, "m1", "m31")]),
+    ("the same message twice (a duplicate, not a reuse)", [("m1", "q0", 0), ("m1", "q0", 0)], []),
+    ("three holders: each later one against the first", [("a", "q0", 0), ("b", "q0", 0), ("c", "q0", 0)],
+     [("q0", 0, "a", "b"), ("q0", 0, "a", "c")]),
+])
+def test_queue_offset_reuses(name, entries, reuses):
+    """What queue_offsets_never_reused and its clean-restart finding both read (seed 5813:
+    a log holding the old set's m1 and the new set's m31 at q1@0)."""
+    log = [LogEntry(msg_id, 10 * i, 10 * i + 10, queue, offset) for i, (msg_id, queue, offset) in enumerate(entries)]
+    assert queue_offset_reuses(log) == reuses, name
+    assert [v.subject for v in queue_offsets_unique(log)] == [f"{q}@{o}" for q, o, _, _ in reuses]
