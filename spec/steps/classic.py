@@ -7,7 +7,7 @@ and configuration, and returns the violations. What it judges:
 | procedure | input | what must hold |
 |---|---|---|
 | ``place_message`` | a producer's ``Put`` | a master appends the message where ``place_message`` puts it (a blank record first when it does not fit its file); a slave answers SERVICE_NOT_AVAILABLE and changes nothing; only a ``Put`` grows a master's log |
-| ``transfer_status`` | any step of a master | a producer's status is the replica request's (``submit_replica_request``: at once when it does not wait; ``transfer_status``: PUT_OK only once a connection whose transfer began at or before the message acknowledged its end, FLUSH_SLAVE_TIMEOUT not before the deadline), combined with the flush's (``combine_put_status``) |
+| ``transfer_status`` | any step of a master | a producer's status is the replica request's (``submit_replica_request``: at once when it does not wait; ``transfer_status``: PUT_OK only once a connection whose transfer began at or before the message acknowledged its end, at the answer or any step since the request, FLUSH_SLAVE_TIMEOUT not before the deadline), combined with the flush's (``combine_put_status``) |
 | ``group_commit_status`` | any step of a SYNC_FLUSH master | a waiting producer's flush part is ``group_commit_status`` over what is flushed when it is answered |
 | ``on_slave_report`` | a slave's report reaching its master | the connection's request and ack offsets, push2SlaveMaxOffset, and whether it closes are ``on_slave_report``'s |
 | ``write_socket_round`` | any step of a master | every frame a connection sends is a round of ``write_socket_round``: nothing before the slave's first report, the first transfer offset, each batch's offset, size and bytes, no heartbeat frame before haSendHeartbeatInterval |
@@ -119,6 +119,9 @@ class _Pending:
     end: int
     flush: FlushRequestOutcome
     replica: Any  # ReplicaDecision
+    # transfer_status said PUT_OK at some step since: the replica request is done (upstream
+    # completes its future once), even if that connection closes before the flush is
+    replicated: bool = False
 
 
 @attrs.define(slots=True)
@@ -273,6 +276,12 @@ class ClassicSteps(NodeSteps):
 
     def _results(self, s: _Broker, e: StepEvent, results: list, out: list) -> None:
         after = e.view
+        waiting = [p for p in s.pending.values() if p.replica.status is None and not p.replicated]
+        if waiting:
+            acks = self._acks(s, e)
+            for pending in waiting:
+                pending.replicated = transfer_status(pending.replica.request, s.view.push2_slave_max_offset, acks,
+                                                     e.time) is TransferOutcome.PUT_OK
         for r in results:
             pending = s.pending.pop(r.msg_id, None)
             where = f"{e.node} at t={e.time}: the answer to {r.msg_id}"
@@ -304,8 +313,7 @@ class ClassicSteps(NodeSteps):
             return {decision.status}
         request = decision.request
         allowed = set()
-        outcome = transfer_status(request, s.view.push2_slave_max_offset, self._acks(s, e), e.time)
-        if outcome is TransferOutcome.PUT_OK:
+        if pending.replicated:
             allowed.add(PutMessageStatus.PUT_OK)
         if e.time >= request.deadline:
             allowed.add(PutMessageStatus.FLUSH_SLAVE_TIMEOUT)
