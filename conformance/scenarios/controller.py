@@ -356,7 +356,6 @@ class ControllerCluster(SimCluster):
             self._note_unknown_sets(seen[1] if before is not None else 0, view, decisions)
             if before is not None:
                 self._note_set_restart(before, after, seen[1], view.applied)
-            if before is not None:
                 self._record(inv.epochs_never_decrease(self._comparable(before, seen[1], view.applied), after))
             self._record(inv.master_in_sync_state_set(after, self.exempt))
             current = self._current_sets(after, view.applied)
