@@ -175,6 +175,7 @@ class ControllerCluster(SimCluster):
         self.set_restarted = False  # an admin clean restarted the set (then ids may be held twice)
         self.granted: dict[int, str] = {}  # since that restart: broker id -> the broker the new set gave it
         self._restart_entries: list[int] = []  # the applied count at which each such restart was seen
+        self._applied_high = 0  # the most entries any controller has applied
         self.crash_times: list[tuple[int, str]] = []  # master crashes, for failover times
         self.failovers: list[float] = []
         self.first_master_ms: int | None = None
@@ -359,11 +360,13 @@ class ControllerCluster(SimCluster):
                 self._record(inv.epochs_never_decrease(self._comparable(before, seen[1], view.applied), after))
             self._record(inv.master_in_sync_state_set(after, self.exempt))
             current = self._current_sets(after, view.applied)
+            behind = view.applied < self._applied_high  # replaying its log, or lagging
+            self._applied_high = max(self._applied_high, view.applied)
             check_codes, found = self.check_codes.observe(current)
             self._record(found)
-            sync_state_sets, found = self.sync_state_sets.observe_controller(current)
+            sync_state_sets, found = self.sync_state_sets.observe_controller(current, behind)
             self._record(found)
-            master_epochs, found = self.master_epochs.observe_controller(current)
+            master_epochs, found = self.master_epochs.observe_controller(current, behind)
             self._record(found)
             if changed:
                 self.check_codes, self.sync_state_sets, self.master_epochs = check_codes, sync_state_sets, master_epochs

@@ -300,10 +300,17 @@ def no_stuck_dead_master(
     return out
 
 
-def _forget_recreated_sets(recorded: Mapping, metadata: ControllerMetadata, epoch_field: str) -> dict:
+def _forget_recreated_sets(recorded: Mapping, metadata: ControllerMetadata, epoch_field: str,
+                           behind: bool = False) -> dict:
     """Drop the records of sets that are gone, or were removed by an admin clean and
-    created again (their epoch went back): such a set starts over."""
+    created again (their epoch went back): such a set starts over. Not on the word of a
+    controller ``behind`` the entries another has applied (restarted and replaying its log,
+    or lagging): a set it does not know yet, or knows at an older epoch, is its past, not
+    a clean (seed 50246: every controller restarted, and the first to show its metadata
+    had applied nothing yet)."""
     kept = dict(recorded)
+    if behind:
+        return kept
     for name in sorted({k[0] for k in kept}):
         known = metadata.known(name)
         newest = max(e for (n, e) in kept if n == name)
@@ -366,8 +373,9 @@ class SyncStateSetHistory:
     # (brokerName, syncStateSetEpoch) -> ids an admin clean removed from that epoch's set
     cleaned: FrozenMap = attrs.field(factory=FrozenMap, converter=frozen_map)
 
-    def observe_controller(self, metadata: ControllerMetadata) -> tuple["SyncStateSetHistory", list[Violation]]:
-        recorded = _forget_recreated_sets(self.sets, metadata, "sync_state_set_epoch")
+    def observe_controller(self, metadata: ControllerMetadata,
+                           behind: bool = False) -> tuple["SyncStateSetHistory", list[Violation]]:
+        recorded = _forget_recreated_sets(self.sets, metadata, "sync_state_set_epoch", behind)
         # kept even when a lagging controller makes the sets be forgotten: a whole-set clean
         # (note_clean without ids) is what ends them
         cleaned = dict(self.cleaned)
@@ -449,8 +457,9 @@ class MasterEpochHistory:
             return self, []
         return self._claim(broker_name, state.master_epoch, state.broker_id, "unfenced master")
 
-    def observe_controller(self, metadata: ControllerMetadata) -> tuple["MasterEpochHistory", list[Violation]]:
-        history, out = MasterEpochHistory(_forget_recreated_sets(self.masters, metadata, "master_epoch")), []
+    def observe_controller(self, metadata: ControllerMetadata,
+                           behind: bool = False) -> tuple["MasterEpochHistory", list[Violation]]:
+        history, out = MasterEpochHistory(_forget_recreated_sets(self.masters, metadata, "master_epoch", behind)), []
         for name in sorted(metadata.sets):
             known = metadata.known(name)
             if known is None or known.sync_state.master_broker_id is None:

@@ -259,6 +259,23 @@ def test_a_clean_noted_from_its_decision_excuses_the_master_the_snapshots_never_
     assert told.note_clean(NAME, epoch, ()).check_broker(NAME, "b1", frozenset({1, 2, 3}), epoch) != []
 
 
+@pytest.mark.parametrize("behind, forgets", [(False, True), (True, False)], ids=["current", "behind"])
+def test_a_controller_behind_the_others_does_not_make_the_histories_forget(behind, forgets):
+    """Seed 50246: every controller restarted after a clean, and the first to show its
+    metadata had applied nothing; taking its empty metadata for the set gone, the history
+    forgot epoch 6 and later judged the master's set against a re-learnt one. A controller
+    that is current and shows the set gone (a clean) still makes them start over."""
+    before = metadata(ids=(1, 2, 3), master=1, members={1, 2, 3})
+    epoch = state_of(before).sync_state_set_epoch
+    sets, _ = inv.SyncStateSetHistory().observe_controller(before)
+    masters, _ = inv.MasterEpochHistory().observe_controller(before)
+    sets, found = sets.observe_controller(EMPTY_METADATA, behind=behind)
+    masters, found_masters = masters.observe_controller(EMPTY_METADATA, behind=behind)
+    assert found == found_masters == []
+    assert (sets.sets == {}) is forgets and (masters.masters == {}) is forgets
+    assert (sets.check_broker(NAME, "b1", frozenset({1, 4}), epoch) == []) is forgets
+
+
 def test_every_clean_row_is_exercised():
     assert {c[5] for c in CLEAN_CASES} == set(rule_names(CLEAN_BROKER_DATA_RULES))
 
