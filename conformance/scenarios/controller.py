@@ -580,7 +580,7 @@ class ControllerCluster(SimCluster):
         for members in (s.local, s.proposed):
             self._record(inv.proposal_contains_master(node_id, view.broker_id, members))
         self._record(self.sync_state_sets.check_broker(BROKER_NAME, node_id, s.local, s.local_epoch))
-        members = {}
+        holders: dict[int, dict[str, int]] = {}  # member id -> its holders' log ends
         for b in self.brokers:
             other = self.views[b]
             if other is None:  # down: what it had flushed is what it has
@@ -589,12 +589,15 @@ class ControllerCluster(SimCluster):
             else:
                 end = other.max_offset
             other_id = other.broker_id if other is not None else None
-            if other_id is not None and other_id in s.local and b != node_id and other_id != view.broker_id \
-                    and self.granted.get(other_id, b) == b:  # (not a holder of an id the new set gave another)
-                # two brokers hold one id only after an admin clean restarted the set (one kept
-                # the old set's id on its disk): the master's own id is the master, and of two
-                # holders of another member's id the member is the one whose log went furthest
-                members[other_id] = max(end, members.get(other_id, end))
+            if other_id is not None and other_id in s.local and b != node_id and other_id != view.broker_id:
+                holders.setdefault(other_id, {})[b] = end
+        # two brokers hold one id only after an admin clean restarted the set (one kept the
+        # old set's id on its disk): the master's own id is the master, and of two holders of
+        # another member's id the member is the one whose log went furthest (seed 5940); a
+        # broker holding an id the new set gave another, who no longer holds it (its machine
+        # was replaced), is not that member (seed 5813)
+        members = {i: max(ends.values()) for i, ends in holders.items()
+                   if self.granted.get(i) is None or self.granted[i] in ends}
         self._record(inv.confirm_offset_bounded(node_id, view.confirm_offset, view.max_offset, members))
         if self.current_master() == node_id:
             self._judge_master_log(node_id, view)
