@@ -3,7 +3,7 @@
 A run of the reference that fails is a defect of rmqha (a rule, a monitor or a checker
 that cannot tell a correct implementation from a wrong one), whatever else a benchmark
 measures. The default campaign of 200 runs rarely reaches the corners where such defects
-hide; a searched campaign of 1,000 runs does (sessions 15 and 16 found ten that way:
+hide; a searched campaign of 1,000 runs does (sessions 15 and 16 found a dozen that way:
 docs/dledger.md "Committed entries lost to a late TRUNCATE", docs/controller-stack.md
 "Findings" 4). This benchmark runs, per scenario and first seed, the campaign
 ``rmqha run --no-spark --no-shrink --scenario S --seed F --runs N`` runs (its default
