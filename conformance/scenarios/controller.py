@@ -250,8 +250,10 @@ class ControllerCluster(SimCluster):
 
     def _id_given_to(self, broker: str) -> str | None:
         """Once an admin clean restarted the set: the broker the active controller's set
-        registers ``broker``'s id for, when that is another broker (``broker`` kept the old
-        set's id on its disk, and the new set assigned it again). None otherwise."""
+        registers ``broker``'s id for, when that is another broker (one of the two kept the
+        old set's id on its disk, and the new set assigned it again: the registration names
+        whichever registered last, which the controller cannot tell from the other). None
+        otherwise."""
         if not self.set_restarted:
             return None
         view = self.views[broker]
@@ -546,13 +548,14 @@ class ControllerCluster(SimCluster):
         self._record(found)
         given_to = self._id_given_to(node_id)
         if given_to:
-            # its id is the old set's, which the new set gave another broker: what it does as
-            # that id is not the new set's; acting as master beside the new set's, two write
+            # the new set registers its id for another broker (one of the two kept the old
+            # set's id): what it does as that id is not the new set's; acting as master beside
+            # the new set's, two write
             master = self.current_master()
             if state.writable and master not in (None, node_id):
                 self.add_finding(f"{node_id} as id {view.broker_id}",
-                                 f"{node_id} acts as master with id {view.broker_id} of the set an admin clean "
-                                 f"restarted, which the new set gave {given_to}, beside {master}",
+                                 f"{node_id} acts as master with id {view.broker_id} after an admin clean "
+                                 f"restarted the set, which registers that id for {given_to}, beside {master}",
                                  inv.CLEAN_RESTARTS_SET)
             return
         stale = self.stale_masters.get(node_id)
@@ -598,9 +601,26 @@ class ControllerCluster(SimCluster):
         # was replaced), is not that member (seed 5813)
         members = {i: max(ends.values()) for i, ends in holders.items()
                    if self.granted.get(i) is None or self.granted[i] in ends}
-        self._record(inv.confirm_offset_bounded(node_id, view.confirm_offset, view.max_offset, members))
+        self._record(self._twin_confirm_offsets(
+            node_id, view.broker_id, inv.confirm_offset_bounded(node_id, view.confirm_offset, view.max_offset, members)))
         if self.current_master() == node_id:
             self._judge_master_log(node_id, view)
+
+    def _twin_confirm_offsets(self, master: str, broker_id: int, found: list) -> list:
+        """``found`` (confirm_offset_bounded of ``master``), unless another broker holds the
+        master's own id (one kept the old set's id after an admin clean restarted the set):
+        the controller cannot tell the two apart, so a SyncStateSet one of them altered
+        reaches the other, whose confirmOffset was reckoned over the set it had (seed 5925
+        of the default search from 5000: b2 took b3 in sync at its log's end 0, and b1, master
+        as id 2 beside it with confirmOffset 20, adopted that set). Then the finding
+        ``inv.CLEAN_RESTARTS_SET`` instead."""
+        twin = next((b for b in self.brokers if b != master and self._broker_id_of(b) == broker_id), None)
+        if not found or not self.set_restarted or twin is None:
+            return found
+        for v in found:
+            self.add_finding(f"{master} confirmOffset", f"{v.detail}, while {master} and {twin} both hold id "
+                                                        f"{broker_id} ({v.invariant})", inv.CLEAN_RESTARTS_SET)
+        return []
 
     def _judge_master_log(self, node_id: str, view) -> None:
         self._master_log_seen = (node_id, view, len(self.acknowledged), len(self.consumed))
