@@ -364,7 +364,7 @@ class ControllerCluster(SimCluster):
             current = self._current_sets(after, view.applied)
             behind = view.applied < self._applied_high  # replaying its log, or lagging
             self._applied_high = max(self._applied_high, view.applied)
-            check_codes, found = self.check_codes.observe(current)
+            check_codes, found = self.check_codes.observe(current, behind)
             self._record(found)
             sync_state_sets, found = self.sync_state_sets.observe_controller(current, behind)
             self._record(found)

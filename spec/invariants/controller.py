@@ -327,12 +327,21 @@ class CheckCodeHistory:
     asked getNextBrokerId before the clean): the id is registered anew with another check
     code, and a controller that lags still shows the old registration after the new one.
     So an id a clean unregistered (``note_clean``: ``reassignable``) may carry another check
-    code from then on; an id never cleaned must keep its first."""
+    code from then on; an id never cleaned must keep its first.
+
+    ``observe`` reads cleans from the metadata too: an id it recorded that a controller
+    ``behind`` no other (not replaying its log, not lagging) no longer registers was
+    unregistered, as only an admin clean does, also one whose proposer lost its leadership
+    before reporting it (seed 5928 showed such a clean of a whole set)."""
 
     codes: FrozenMap = attrs.field(factory=FrozenMap, converter=frozen_map)
     reassignable: frozenset = frozenset()  # (brokerName, brokerId) an admin clean unregistered once
 
-    def observe(self, metadata: ControllerMetadata) -> tuple["CheckCodeHistory", list[Violation]]:
+    def observe(self, metadata: ControllerMetadata,
+                behind: bool = False) -> tuple["CheckCodeHistory", list[Violation]]:
+        reassignable = self.reassignable
+        if not behind:
+            reassignable |= {key for key in self.codes if not _registered(metadata, *key)}
         seen: dict = {}
         out = []
         for name in sorted(metadata.sets):
@@ -343,17 +352,22 @@ class CheckCodeHistory:
                 key = (name, broker_id)
                 code = registration.register_check_code
                 old = self.codes.get(key)
-                if old is not None and code != old and key not in self.reassignable:
+                if old is not None and code != old and key not in reassignable:
                     # (in either order: a controller that lags shows the older one after the newer)
                     first, second = sorted((old, code), key=repr)
                     out.append(Violation("broker_id_check_code_stable", f"{name}/{broker_id}",
                                          f"registered with {first!r} and with {second!r}"))
                 seen[key] = code if code is not None else old
-        return CheckCodeHistory(FrozenMap({k: v for k, v in seen.items() if v is not None}), self.reassignable), out
+        return CheckCodeHistory(FrozenMap({k: v for k, v in seen.items() if v is not None}), reassignable), out
 
     def note_clean(self, broker_name: str, broker_ids: Iterable[int]) -> "CheckCodeHistory":
         """An admin clean unregistered ``broker_ids`` of the set: each may be registered again."""
         return CheckCodeHistory(self.codes, self.reassignable | {(broker_name, i) for i in broker_ids})
+
+
+def _registered(metadata: ControllerMetadata, broker_name: str, broker_id: int) -> bool:
+    replicas = getattr(metadata.get(broker_name), "replicas", None)
+    return replicas is not None and broker_id in replicas.brokers
 
 
 def _cleaned_out(before: frozenset, after: frozenset, broker_set) -> bool:

@@ -81,6 +81,38 @@ def test_a_cleaned_id_may_be_registered_again_with_another_check_code():
     assert found == []
 
 
+@pytest.mark.parametrize("name, between, behind, reassigned", [
+    ("a controller no other is ahead of no longer registers the id: cleaned", (), False, True),
+    ("the set gone altogether", None, False, True),
+    ("a controller behind another (replaying its log) lacks it: not a clean", (), True, False),
+    ("the id still registered", (5,), False, False),
+])
+def test_a_clean_read_from_the_metadata_lets_the_id_be_registered_again(name, between, behind, reassigned):
+    """A clean whose proposer lost its leadership before reporting it (seed 5928) tells the
+    check-code history nothing: the metadata does. Id 5 registered with one code, then
+    ``between`` (the ids a controller registers, or no set), then with another code, then
+    a lagging controller still shows the first."""
+    from spec.controller.records import BrokerRegistration
+    from spec.invariants.controller import CheckCodeHistory
+
+    def registered(codes):
+        m = metadata(ids=(1, 2), master=1, members={1, 2})
+        known = m.get(NAME)
+        brokers = known.replicas.brokers
+        for broker_id, code in codes.items():
+            brokers = brokers.set(broker_id, BrokerRegistration(f"addr-{code}", code))
+        return m.with_set(NAME, attrs.evolve(known, replicas=attrs.evolve(known.replicas, brokers=brokers)))
+
+    first = registered({5: "b3;1"})
+    history, _ = CheckCodeHistory().observe(first)
+    gap = EMPTY_METADATA if between is None else registered({i: "b3;1" for i in between})
+    history, found = history.observe(gap, behind)
+    assert found == []
+    history, found = history.observe(registered({5: "b2;2"}))
+    _, lagging = history.observe(first, behind=True)
+    assert {v.invariant for v in found + lagging} == (set() if reassigned else {"broker_id_check_code_stable"}), name
+
+
 @pytest.mark.parametrize("name, entries, reuses", [
     ("distinct offsets", [("m1", "q0", 0), ("m2", "q0", 1), ("m3", "q1", 0)], []),
     ("one offset twice", [("m1", "q1", 0), ("m2", "q1", 1), ("m31", "q1", 0)], [("q1", 0, "m1", "m31")]),
