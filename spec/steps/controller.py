@@ -208,14 +208,23 @@ class ControllerSteps(NodeSteps):
         if registered:
             more = []
             for table in tables:
+                variants = (table,)
                 for at, r in registered:
-                    info = table.get(_identity(r))
-                    # (at the heartbeat's own instant either may have come first: the table
-                    # without the registration stays among the others)
-                    if info is None or info.last_update_timestamp <= at:
-                        beat = BrokerHeartbeat(r.cluster_name, r.broker_name, r.broker_address, r.broker_id)
-                        table = self.rules.on_broker_heartbeat(table, beat, at)
-                more.append(table)
+                    beat = BrokerHeartbeat(r.cluster_name, r.broker_name, r.broker_address, r.broker_id)
+                    after = []
+                    for t in variants:
+                        info = t.get(_identity(r))
+                        # (at the heartbeat's own instant either may have come first: the table
+                        # without the registration stays among the others)
+                        if info is None or info.last_update_timestamp <= at:
+                            # an expired entry may have been scanned away first: the
+                            # registration then makes a fresh one, without the epoch and
+                            # offsets of the broker's last heartbeat (seed 40021)
+                            after += self._heartbeat((t,), beat, at)
+                        else:
+                            after.append(t)
+                    variants = _dedupe(after)
+                more += variants
             # not capped: the tables with the registrations are the likelier ones (rmqha's
             # reference records them), and cutting the list at MAX_TABLES dropped them all
             # once a partition had left 2^3 tables (a false step-conformance:elect_master)

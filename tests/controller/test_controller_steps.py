@@ -303,3 +303,24 @@ def test_a_registration_at_a_heartbeats_instant_may_have_come_after_it():
     assert d.response.master_broker_id == 3  # (with 2's heartbeat last, 2 would win)
     outputs = [answer(call_id, d.response, dst="b1")] + [notify(d.response, addr(b)) for b in (2, 3)]
     assert node.step([d], outputs, after=d.after) == []
+
+
+def test_a_registration_after_the_entry_expired_may_make_a_fresh_entry():
+    """rmqha's reference counts a registration as a heartbeat; a broker registering again
+    after its entry expired has either a fresh entry, without the epoch and offsets of its
+    last heartbeat (the expiry scan removed the old one first), or the old one updated
+    (seed 40021 of the default controller search from 40000: a false
+    step-conformance:elect_master after every broker re-registered)."""
+    from spec.controller.records import RegisterBrokerRequest
+    node = Node()
+    node.beat(2, 0, epoch=5, max_offset=900)
+    at = 15_000  # 2's entry expired at 10 s; scanned away or not
+    register = RegisterBrokerRequest(CLUSTER, NAME, addr(2), 2)
+    call_id = node.call(register, at=at, src="b2")
+    reg = decided(register, node.metadata, HeartbeatLiveness(node.steps.nodes["c1"].tables_at(at)[-1], at))
+    assert node.step([reg], [answer(call_id, reg.response, dst="b2")], at=at) == []
+    lives = node.steps._livenesses(node.steps.nodes["c1"], at)
+    identity = next(iter(lives[0].table.entries))
+    seen = {(live.table.entries[identity].epoch, live.table.entries[identity].max_offset, live.is_alive(CLUSTER, NAME, 2))
+            for live in lives}
+    assert seen == {(5, 900, False), (5, 900, True), (-1, -1, True)}
