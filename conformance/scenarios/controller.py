@@ -614,8 +614,10 @@ class ControllerCluster(SimCluster):
         of the default search from 5000: b2 took b3 in sync at its log's end 0, and b1, master
         as id 2 beside it with confirmOffset 20, adopted that set). Then the finding
         ``inv.CLEAN_RESTARTS_SET`` instead."""
+        if not found or not self.set_restarted:
+            return found
         twin = next((b for b in self.brokers if b != master and self._broker_id_of(b) == broker_id), None)
-        if not found or not self.set_restarted or twin is None:
+        if twin is None:
             return found
         for v in found:
             self.add_finding(f"{master} confirmOffset", f"{v.detail}, while {master} and {twin} both hold id "
