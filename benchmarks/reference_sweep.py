@@ -11,10 +11,13 @@ search, group sizes and fault mixes), and prints per campaign the failing and er
 runs against the target (none), the runs showing each documented finding, and the CPU and
 wall seconds. It exits 1 when any run failed or errored, naming each (seed, what it
 violated) and where its results are kept, with the command that builds their report
-(each counterexample's script and replay command).
+(each counterexample's script and replay command). ``--shrink REPLAYS[/SECONDS]`` then
+shrinks each failing run's first counterexample within that budget (as ``rmqha run
+--shrink-budget`` would have) into ``shrunk/`` beside its results and prints the
+``rmqha replay`` command of each: the start of the regression script a fix adds.
 
     python benchmarks/reference_sweep.py [--scenarios dledger,controller,classic,truncation]
-        [--runs 1000] [--seeds 0,5000] [--adapter reference] [--out DIR]
+        [--runs 1000] [--seeds 0,5000] [--adapter reference] [--out DIR] [--shrink 3000/300]
 
 About 25 minutes of 2 cores for the four scenarios at one first seed and 1,000 runs: a
 nightly job, not CI's. ``raft`` is not in the default list: the reference is DLedger,
@@ -34,7 +37,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cli.commands.run import search_chunk_size  # noqa: E402
+from cli.commands.run import search_chunk_size, shrink_budget_from  # noqa: E402
+from conformance.campaign import ShrinkBudget, counterexample_for  # noqa: E402
+from conformance.errors import UserError  # noqa: E402
+from conformance.script import parse_script  # noqa: E402
 from conformance.scenarios.registry import SCENARIOS, get_scenario  # noqa: E402
 from conformance.search import default_waves  # noqa: E402
 from conformance.spark_campaign import CampaignSpec, run_campaign  # noqa: E402
@@ -72,6 +78,28 @@ def sweep(scenario: str, first_seed: int, args, out: Path) -> tuple[list[tuple[i
     return sorted(bad), findings, cpu, wall
 
 
+def shrink_failures(out: Path, bad: list, adapter: str, budget: ShrinkBudget) -> None:
+    """Shrink the first counterexample of each failing run in ``out`` into ``out/shrunk``
+    and print its replay command (an erroring run has none: its error is the report's)."""
+    rows = {}
+    for r in io.read_table(out, "counterexamples").to_pylist():
+        rows.setdefault(r["seed"], r)
+    (out / "shrunk").mkdir(exist_ok=True)
+    for seed, verdict, _ in bad:
+        row = rows.get(seed)
+        if row is None:
+            print(f"  seed {seed} ({verdict}): no counterexample to shrink")
+            continue
+        started = time.perf_counter()
+        script = parse_script(row["script"], f"seed {seed}")
+        found = counterexample_for(script, adapter, row["property"], budget)
+        path = out / "shrunk" / f"seed-{seed}.rmqha"
+        path.write_text(found.script)
+        print(f"  seed {seed}, {row['property']}: {len(script.steps)} steps shrunk to "
+              f"{len(parse_script(found.script).steps)} in {time.perf_counter() - started:.1f} s: "
+              f"rmqha replay {path}", flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenarios", default=",".join(DEFAULT_SCENARIOS),
@@ -82,7 +110,17 @@ def main() -> int:
     ap.add_argument("--out", default=None,
                     help="keep every campaign's results under this directory (default: a temporary one, "
                          "kept only for campaigns with a run that did not pass)")
+    ap.add_argument("--shrink", default=None, metavar="REPLAYS[/SECONDS]",
+                    help="then shrink each failing run's first counterexample within this budget "
+                         "(default: no shrinking)")
     args = ap.parse_args()
+    budget = None
+    if args.shrink is not None:
+        try:
+            budget = shrink_budget_from(argparse.Namespace(no_shrink=False, shrink_budget=args.shrink))
+        except UserError as exc:
+            ap.error(str(exc).replace("--shrink-budget", "--shrink").replace(
+                "--no-shrink turns shrinking off", "without --shrink nothing is shrunk"))
     scenarios = [s for s in args.scenarios.split(",") if s]
     unknown = [s for s in scenarios if s not in SCENARIOS]
     if unknown or not scenarios:
@@ -125,6 +163,8 @@ def main() -> int:
         print(f"{scenario} from seed {first}: {len(bad)} run{'s' if len(bad) > 1 else ''} did not pass: {named}{more}")
         print(f"  results: {out}; their report, with each run's script and replay command: "
               f"rmqha report {out} --no-spark --out {out}/report")
+        if budget is not None:
+            shrink_failures(out, bad, args.adapter, budget)
     return 1
 
 

@@ -123,10 +123,20 @@ def test_reference_sweep_passes_the_reference_and_names_a_failing_run_with_its_r
     assert sum(1 for line in out.splitlines() if line.split()[:1] in (["truncation"], ["classic"])) == 2
     assert out.strip().splitlines()[-1] == "verdict: every run of reference passed"
     done = subprocess.run([sys.executable, "benchmarks/reference_sweep.py", "--runs", "2", "--scenarios", "dledger",
-                           "--adapter", "mutant:double-vote", "--out", str(tmp_path)],
+                           "--adapter", "mutant:double-vote", "--out", str(tmp_path), "--shrink", "50/10"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 1, done.stderr
     assert "MISS" in done.stdout and "dledger from seed 0: 2 runs did not pass: seed 0 (fail: " in done.stdout
+    # --shrink: each failing run's counterexample shrunk, replayed with the command printed
+    shrunk = [line.split("rmqha replay ")[-1] for line in done.stdout.splitlines() if "shrunk to" in line]
+    assert len(shrunk) == 2
+    for path in shrunk:
+        replay = subprocess.run([sys.executable, "-m", "cli", "replay", path], cwd=ROOT, capture_output=True,
+                                text=True, timeout=300)
+        assert replay.returncode == 0 and "reproduced: " in replay.stdout, replay.stdout + replay.stderr
+    bad = subprocess.run([sys.executable, "benchmarks/reference_sweep.py", "--shrink", "0"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "--shrink '0'" in bad.stderr and "Traceback" not in bad.stderr
     command = next(line for line in done.stdout.splitlines() if "results: " in line).split(": ")[-1]
     assert command.startswith("rmqha report ")
     report = subprocess.run([sys.executable, "-m", "cli", *command.split()[1:]], cwd=ROOT, capture_output=True,
