@@ -132,7 +132,10 @@ def main() -> int:
     if args.runs < 1 or not seeds:
         ap.error("--runs is at least 1 and --seeds names at least one first seed")
     root = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="rmqha-sweep-"))
-    print(f"{args.adapter}: default searched campaigns of {args.runs} runs, shrinking off; "
+    shrinking = ("shrinking off" if budget is None else
+                 f"shrinking off during the campaigns (failing runs shrunk after them, "
+                 f"{budget.replays}/{budget.seconds:g})")
+    print(f"{args.adapter}: default searched campaigns of {args.runs} runs, {shrinking}; "
           f"target {TARGET_FAILING} failing or erroring runs; {load()}", flush=True)
     print(f"{'scenario':11s} {'seed':>6s} {'runs':>5s} {'failed':>6s} {'errors':>6s} {'CPU s':>7s} {'wall s':>7s}  "
           f"verdict  findings (runs)", flush=True)

@@ -129,7 +129,7 @@ def test_reference_sweep_passes_the_reference_and_names_a_failing_run_with_its_r
     assert "MISS" in done.stdout and "dledger from seed 0: 2 runs did not pass: seed 0 (fail: " in done.stdout
     # --shrink: each failing run's counterexample shrunk, replayed with the command printed
     shrunk = [line.split("rmqha replay ")[-1] for line in done.stdout.splitlines() if "shrunk to" in line]
-    assert len(shrunk) == 2
+    assert len(shrunk) == 2 and "failing runs shrunk after them, 50/10" in done.stdout
     for path in shrunk:
         replay = subprocess.run([sys.executable, "-m", "cli", "replay", path], cwd=ROOT, capture_output=True,
                                 text=True, timeout=300)
