@@ -95,8 +95,8 @@ def shrink_failures(out: Path, bad: list, adapter: str, budget: ShrinkBudget) ->
         found = counterexample_for(script, adapter, row["property"], budget)
         path = out / "shrunk" / f"seed-{seed}.rmqha"
         path.write_text(found.script)
-        print(f"  seed {seed}, {row['property']}: {len(script.steps)} steps shrunk to "
-              f"{len(parse_script(found.script).steps)} in {time.perf_counter() - started:.1f} s: "
+        print(f"  seed {seed}, {row['property']}: {found.original_steps} steps shrunk to "
+              f"{found.shrunk_steps} in {time.perf_counter() - started:.1f} s: "
               f"rmqha replay {path}", flush=True)
 
 

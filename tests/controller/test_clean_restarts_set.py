@@ -6,9 +6,15 @@ import pytest
 
 from controller_cases import NAME, metadata
 from spec.controller.events import CleanBrokerDataEvent, ElectMasterEvent
-from spec.controller.records import EMPTY_METADATA
+from spec.controller.records import EMPTY_METADATA, BrokerRegistration
 from spec.broker.records import LogEntry
-from spec.invariants.controller import clean_restarts_set, queue_offset_reuses, queue_offsets_unique, set_restarted
+from spec.invariants.controller import (
+    CheckCodeHistory,
+    clean_restarts_set,
+    queue_offset_reuses,
+    queue_offsets_unique,
+    set_restarted,
+)
 
 SET = metadata(ids=(1, 2, 3), master=2, members={2})  # the master's set of one: {2}
 
@@ -53,23 +59,22 @@ def test_set_restarted_outcomes(name, after, restarts):
     assert set_restarted(EMPTY_METADATA, after, NAME) is False
 
 
+def registered(codes: dict[int, str]):
+    """A set of ids 1 and 2 with ``codes`` (broker id -> registerCheckCode) registered too."""
+    m = metadata(ids=(1, 2), master=1, members={1, 2})
+    known = m.get(NAME)
+    brokers = known.replicas.brokers
+    for broker_id, code in codes.items():
+        brokers = brokers.set(broker_id, BrokerRegistration(f"addr-{code}", code))
+    return m.with_set(NAME, attrs.evolve(known, replicas=attrs.evolve(known.replicas, brokers=brokers)))
+
+
 def test_a_cleaned_id_may_be_registered_again_with_another_check_code():
     """broker_id_check_code_stable after an admin clean (seed 5849 of the default controller
     search): a broker applies for an id a clean unregistered, with its own check code, and a
     lagging controller still shows the old registration; an id never cleaned must keep its
     code, in either order."""
-    from spec.controller.records import BrokerRegistration
-    from spec.invariants.controller import CheckCodeHistory
-
-    def registered(**codes):
-        m = metadata(ids=(1, 2), master=1, members={1, 2})
-        known = m.get(NAME)
-        brokers = known.replicas.brokers
-        for broker_id, code in codes.items():
-            brokers = brokers.set(int(broker_id[1:]), BrokerRegistration(f"addr-{code}", code))
-        return m.with_set(NAME, attrs.evolve(known, replicas=attrs.evolve(known.replicas, brokers=brokers)))
-
-    old, new = registered(b5="b3;1"), registered(b5="b2;2")
+    old, new = registered({5: "b3;1"}), registered({5: "b2;2"})
     history, found = CheckCodeHistory().observe(old)
     assert found == []
     _, found = history.observe(new)
@@ -92,17 +97,6 @@ def test_a_clean_read_from_the_metadata_lets_the_id_be_registered_again(name, be
     check-code history nothing: the metadata does. Id 5 registered with one code, then
     ``between`` (the ids a controller registers, or no set), then with another code, then
     a lagging controller still shows the first."""
-    from spec.controller.records import BrokerRegistration
-    from spec.invariants.controller import CheckCodeHistory
-
-    def registered(codes):
-        m = metadata(ids=(1, 2), master=1, members={1, 2})
-        known = m.get(NAME)
-        brokers = known.replicas.brokers
-        for broker_id, code in codes.items():
-            brokers = brokers.set(broker_id, BrokerRegistration(f"addr-{code}", code))
-        return m.with_set(NAME, attrs.evolve(known, replicas=attrs.evolve(known.replicas, brokers=brokers)))
-
     first = registered({5: "b3;1"})
     history, _ = CheckCodeHistory().observe(first)
     gap = EMPTY_METADATA if between is None else registered({i: "b3;1" for i in between})
