@@ -200,6 +200,19 @@ def shrink(script: Script, adapter: str, prop: str, budget: ShrinkBudget = DEFAU
     return script.with_steps(steps)
 
 
+def preceded_by(recorded: Sequence, prop: str) -> tuple[str | None, int | None]:
+    """The property violated first among ``recorded`` (a run's violations, in the order
+    they happened), when that was strictly earlier in simulated time than ``prop``'s
+    first violation, and how many simulated ms earlier; (None, None) when nothing came
+    before it. Violations at the same moment are the same step's, none the other's
+    consequence."""
+    mine = next(r for r in recorded if r.violation.property == prop)
+    first = recorded[0]
+    if first.time < mine.time:
+        return first.violation.property, mine.time - first.time
+    return None, None
+
+
 def _counterexample(script: Script, adapter: str, prop: str, original_steps: int, shrunk: bool,
                     found_by: int) -> Counterexample | None:
     """Replay ``script`` with its trace, and write it down with an ``expect`` line for
@@ -233,8 +246,10 @@ def _counterexamples(script: Script, adapter: str, prop: str, others: Iterable[s
                  f"shrinking for {prop})")
         titled = attrs.evolve(script, adapter=adapter, title=title)
         titled = titled.with_steps(titled.steps + tuple(Step("expect", ("violation", v)) for v in violated))
+        before, gap = preceded_by(replay.violations, p)
         found.append(Counterexample(property=p, message=messages[p], script=titled.render(), trace_jsonl=trace,
-                                    original_steps=original_steps, shrunk_steps=len(script.steps), shrunk=shrunk))
+                                    original_steps=original_steps, shrunk_steps=len(script.steps), shrunk=shrunk,
+                                    preceded_by=before, preceded_by_ms=gap))
     return tuple(found)
 
 
@@ -274,8 +289,9 @@ def unshrunk_counterexample(script: Script, adapter: str, recorded: Sequence, pr
         f"counterexample (not shrunk): {prop}\nfound by seed {script.seed} ({len(script.steps)} steps, "
         f"cut after the violating step: {len(cut.steps)})"))
     titled = titled.with_steps(titled.steps + tuple(Step("expect", ("violation", p)) for p in violated))
+    before, gap = preceded_by(recorded, prop)
     return Counterexample(prop, hit.violation.message, titled.render(), "", len(script.steps), len(cut.steps),
-                          shrunk=False)
+                          shrunk=False, preceded_by=before, preceded_by_ms=gap)
 
 
 def script_for(config: RunConfig) -> Script:

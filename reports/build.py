@@ -482,11 +482,13 @@ def collate(results_dir: str | Path, engine, validated: tuple[dict, list[Committ
     stage("counterexamples")
     # ---- counterexamples: per (adapter, property), a shrunk one before any unshrunk, then the shortest
     examples = engine.counterexamples(parts["counterexamples"])
+    # per adapter, the violations nothing came before first: where a reader starts
+    examples.sort(key=lambda x: (x["adapter"], x.get("preceded_by") is not None, x["property"]))
     # (a chunk's shrunk counterexamples are committed as <chunk>.shrunk: not a planned chunk)
     complete = completeness(manifest, sum(1 for c in chunks if c.id in set(manifest["chunks"])), str(results_dir))
     return {
         "manifest": manifest,
-        "verdict": verdict(per_adapter, matrix, complete),
+        "verdict": verdict(per_adapter, matrix, complete, examples),
         "adapters": per_adapter,
         "matrix": matrix,
         "errors": errors,
@@ -524,11 +526,13 @@ def _error_messages(rows: list[dict], per_adapter: dict) -> list[dict]:
 VERDICTS = ("conformant", "not applicable", "errors", "not conformant")  # from best to worst
 
 
-def verdict(per_adapter: dict, matrix: list[dict], complete: dict) -> dict:
+def verdict(per_adapter: dict, matrix: list[dict], complete: dict, examples: Sequence[dict] = ()) -> dict:
     """The report's answer, per adapter and overall (the worst of the adapters'):
 
     * ``not conformant``: a property was violated (one its profile is known not to
-      guarantee does not count: it is a documented difference, shown as a finding);
+      guarantee does not count: it is a documented difference, shown as a finding).
+      Properties whose counterexample (of ``examples``) violates another property
+      earlier are named after the others, as possibly that one's consequences;
     * ``errors``: no violation, but some runs could not be judged (the implementation
       crashed, hung or answered garbage): conformance is not shown;
     * ``not applicable``: the implementation offers nothing the scenario judges;
@@ -539,7 +543,8 @@ def verdict(per_adapter: dict, matrix: list[dict], complete: dict) -> dict:
         cells = [m for m in matrix if m["adapter"] == name]
         violated = sorted(m["property"] for m in cells if m["cell"] == "fail" and not m["known_profile_difference"])
         if violated:
-            v, why = "not conformant", f"violates {', '.join(violated)}"
+            v, why = "not conformant", _violates(violated, {x["property"] for x in examples
+                                                             if x["adapter"] == name and x.get("preceded_by")})
         elif a["error"]:
             v, why = "errors", f"{a['error']:,} of {a['runs']:,} runs errored (no violation in the rest)"
         elif not a["runs"] or all(m["cell"] == "not_applicable" for m in cells):
@@ -552,6 +557,17 @@ def verdict(per_adapter: dict, matrix: list[dict], complete: dict) -> dict:
         adapters[name] = {"verdict": v, "why": why}
     overall = max((x["verdict"] for x in adapters.values()), key=VERDICTS.index, default="not applicable")
     return {"verdict": overall, "complete": complete["complete"], "adapters": adapters}
+
+
+def _violates(violated: list[str], preceded: set[str]) -> str:
+    """``violates A, B``; the properties of ``preceded`` (another came first in their
+    counterexample) last, and said to be so, unless every one was."""
+    first = [p for p in violated if p not in preceded]
+    after = [p for p in violated if p in preceded]
+    if not first or not after:
+        return f"violates {', '.join(violated)}"
+    return (f"violates {', '.join(first)}; and, each after another violation in its counterexample, "
+            f"{', '.join(after)}")
 
 
 def abstract_coverage(rows: Sequence[tuple[str, int, int, str]], per_adapter: dict, universes: dict) -> list[dict]:

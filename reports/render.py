@@ -349,6 +349,10 @@ def render(data: dict[str, Any], out_dir: str | Path, stage: Callable[[str], Non
     doc.heading(2, "Counterexamples")
     if not data["counterexamples"]:
         doc.para("No run violated a property.")
+    else:
+        doc.para("One per implementation and violated property, the shortest found. Those whose script violates "
+                 "nothing before them come first: a violation that follows another in its script may be a "
+                 "consequence of it (a step checker goes on from the spec's reading after a wrong step).")
     files = {}
     replays = {}
     where = check_out_dir(out_dir)  # where the report will be: replay commands work from any directory
@@ -360,6 +364,9 @@ def render(data: dict[str, Any], out_dir: str | Path, stage: Callable[[str], Non
         how = (f"shrunk from {x['original_steps']} to {x['shrunk_steps']} steps" if x.get("shrunk", True)
                else f"not shrunk (cut after the violating step: {x['shrunk_steps']} of {x['original_steps']} steps)")
         doc.para(f"{x['message']} — {how}. Replay: `{replays[name]}`")
+        if x.get("preceded_by"):
+            doc.para(f"This script violates {x['preceded_by']} first, {x['preceded_by_ms']:,} simulated ms "
+                     f"earlier: this violation may be a consequence of that one. Start with that one.")
         doc.code(x["script"])
         if x["trace_jsonl"]:
             doc.image(_slug(name) + ".png",
@@ -384,7 +391,8 @@ def render(data: dict[str, Any], out_dir: str | Path, stage: Callable[[str], Non
         "abstract_states": data.get("abstract", []),
         "mutants": data["mutants"],
         "findings": data.get("findings", []),
-        "counterexamples": [{k: x[k] for k in ("adapter", "seed", "property", "message", "shrunk_steps", "shrunk")}
+        "counterexamples": [{k: x.get(k) for k in ("adapter", "seed", "property", "message", "shrunk_steps", "shrunk",
+                                                   "preceded_by", "preceded_by_ms")}
                             | {"replay": command} for x, command in zip(data["counterexamples"], replays.values())],
     }
     return _write_atomically(out_dir, doc, files, summary, manifest["campaign"])

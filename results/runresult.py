@@ -81,6 +81,13 @@ class Counterexample:
     original_steps: int  # length of the generated script
     shrunk_steps: int  # length of ``script`` (without its expect lines)
     shrunk: bool = True  # False: the generated script cut after the violating step, not shrunk
+    # Another property ``script`` violated strictly earlier in simulated time, the first
+    # of them, and how many simulated ms before this one's first violation: this
+    # violation may be a consequence of that one (a checker goes on from the spec's
+    # reading after a wrong step, so one slip can break several properties). None:
+    # nothing was violated before it.
+    preceded_by: str | None = None
+    preceded_by_ms: int | None = None
 
 
 @attrs.frozen(slots=True)

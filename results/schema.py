@@ -26,7 +26,8 @@ from results.runresult import RunResult
 # runs reached (conformance/search.py); reports read them from the coverage table
 ABSTRACT_STATE = "abstract_state"
 
-SCHEMA_VERSION = 3  # 2: counterexamples per violated property with a shrunk flag; runs.origin; 3: runs.origin_group_size
+SCHEMA_VERSION = 4  # 2: counterexamples per violated property with a shrunk flag; runs.origin; 3: runs.origin_group_size;
+# 4: counterexamples.preceded_by, preceded_by_ms
 TABLES = ("runs", "properties", "metrics", "coverage", "counterexamples")
 
 _KEY = [
@@ -102,6 +103,8 @@ COUNTEREXAMPLES = pa.schema(
         ("original_steps", pa.int32()),
         ("shrunk_steps", pa.int32()),
         ("shrunk", pa.bool_()),
+        ("preceded_by", pa.string()),  # a property the script violated earlier (the first), or null
+        ("preceded_by_ms", pa.int64()),  # how many simulated ms earlier
     ],
     metadata={"rmqha.table": "counterexamples", "rmqha.schema_version": str(SCHEMA_VERSION)},
 )
@@ -127,7 +130,8 @@ def keyed_counterexample_rows(key: dict, counterexamples) -> list[dict]:
     """Rows of ``counterexamples`` under ``key`` (``COUNTEREXAMPLE_KEY``'s values)."""
     return [
         {**key, "property": x.property, "message": x.message, "script": x.script, "trace_jsonl": x.trace_jsonl,
-         "original_steps": x.original_steps, "shrunk_steps": x.shrunk_steps, "shrunk": x.shrunk}
+         "original_steps": x.original_steps, "shrunk_steps": x.shrunk_steps, "shrunk": x.shrunk,
+         "preceded_by": x.preceded_by, "preceded_by_ms": x.preceded_by_ms}
         for x in counterexamples
     ]
 

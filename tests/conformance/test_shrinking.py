@@ -189,3 +189,61 @@ def test_a_passing_run_is_not_halted():
     ex = execute(campaign.script_for(r.config), "reference", record_trace=False,
                  halt_after_violation_ms=campaign.HALT_AFTER_VIOLATION_MS)
     assert ex.cluster.halted_at_step is None and ex.cluster.sim.now == r.simulated_ms
+
+
+# ------------------------------------------------------------ a violation that follows another
+
+
+def _recorded(*events):
+    from conformance.scenarios.base import Recorded
+    from spec.invariants import Violation
+
+    return [Recorded(0, t, Violation(p, f"{p} at {t}")) for p, t in events]
+
+
+@pytest.mark.parametrize("events, prop, want", [
+    # nothing before it: the first violation of the run
+    ((("a", 10), ("b", 20)), "a", (None, None)),
+    # another property strictly earlier: named, with the gap
+    ((("a", 10), ("b", 25)), "b", ("a", 15)),
+    # at the same moment (one step broke both): neither follows the other
+    ((("a", 10), ("b", 10)), "b", (None, None)),
+    # several before it: the first of them; its own later repeats do not matter
+    ((("c", 5), ("a", 10), ("b", 30), ("b", 40)), "b", ("c", 25)),
+    # its own earlier violation comes first even if another repeats before its later ones
+    ((("b", 5), ("a", 10), ("b", 30)), "b", (None, None)),
+])
+def test_preceded_by_names_the_first_violation_strictly_earlier(events, prop, want):
+    assert campaign.preceded_by(_recorded(*events), prop) == want
+
+
+def test_a_slips_consequence_names_the_wrong_step_before_it():
+    # a leader that never lets its lease lapse: the heartbeat round decided against the spec
+    # comes first; leader-lease, broken by the same wrong decision, half a second later
+    cfg = RunConfig("t", 0, "mutant:lease-never-expires", "dledger", "dledger-0.4", 3, "mixed", 30000)
+    r = run_one(cfg)
+    by_property = {x.property: x for x in r.counterexamples}
+    root, later = by_property["step-conformance:decide_heartbeat_round"], by_property["leader-lease"]
+    assert (root.preceded_by, root.preceded_by_ms) == (None, None)
+    assert later.preceded_by == "step-conformance:decide_heartbeat_round" and later.preceded_by_ms > 0
+    # the shrunk scripts keep the order: it is the replay's own
+    shrunk = {x.property: x for x in shrink_result(r, ShrinkBudget(60, 60.0))}
+    assert shrunk["step-conformance:decide_heartbeat_round"].preceded_by is None
+    assert shrunk["leader-lease"].preceded_by == "step-conformance:decide_heartbeat_round"
+
+
+def test_a_check_names_a_violation_after_another_last(tmp_path):
+    import json
+
+    assert main(["check", "--no-spark", "--quiet", "--runs", "1", "--seed", "0", "--group-size", "3",
+                 "--fault-mix", "mixed", "--adapter", "mutant:lease-never-expires",
+                 "--out", str(tmp_path / "results"), "--report", str(tmp_path / "report")]) == 1
+    summary = json.loads((tmp_path / "report" / "summary.json").read_text())
+    assert summary["verdict"]["adapters"]["mutant:lease-never-expires"]["why"] == (
+        "violates step-conformance:decide_heartbeat_round; and, each after another violation in its "
+        "counterexample, leader-lease")
+    order = [(x["property"], x["preceded_by"]) for x in summary["counterexamples"]]
+    assert order == [("step-conformance:decide_heartbeat_round", None),
+                     ("leader-lease", "step-conformance:decide_heartbeat_round")]
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert "This script violates step-conformance:decide_heartbeat_round first" in md

@@ -271,3 +271,22 @@ def test_the_commands_a_report_prints_are_the_campaigns_own(settings):
     rerun = render_module.rerun_command(spec.to_json(), "reference", 3, {"working_directory": None})
     args = build_parser().parse_args(shlex.split(rerun[rerun.index("rmqha run"):])[1:])
     assert (args.runs, args.seed, args.no_spark) == (1, 3, True)
+
+
+@pytest.mark.parametrize("preceded, want", [
+    (set(), "violates a, b, c"),
+    # a property whose counterexample violates another first is named last, as possibly its consequence
+    ({"a"}, "violates b, c; and, each after another violation in its counterexample, a"),
+    ({"a", "c"}, "violates b; and, each after another violation in its counterexample, a, c"),
+    # every one after another (their counterexamples are different scripts): no order to tell
+    ({"a", "b", "c"}, "violates a, b, c"),
+])
+def test_the_verdict_names_violations_after_another_last(preceded, want):
+    from reports.build import verdict
+
+    matrix = [{"adapter": "x", "property": p, "cell": "fail", "known_profile_difference": False} for p in "abc"]
+    examples = [{"adapter": "x", "property": p, "preceded_by": "q" if p in preceded else None} for p in "abc"]
+    # another implementation's counterexamples do not count
+    examples.append({"adapter": "y", "property": "b", "preceded_by": "a"})
+    got = verdict({"x": _adapter(10, fail=3)}, matrix, {"complete": True}, examples)
+    assert got["adapters"]["x"]["why"] == want
