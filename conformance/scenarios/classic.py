@@ -415,14 +415,23 @@ class ClassicCluster(SimCluster):
                     continue
             at = inv.first_difference(slave, master)
             if at is None:
+                if inv.positioned_past_master(slave, master, self.written):
+                    self._diverge(slave_node, slave, f"{slave.node_id} holds nothing and ends at {slave.max_offset}, "
+                                                     f"past its master {master.node_id}'s end {master.max_offset} (a "
+                                                     f"master's log reached there, then was lost or replaced)")
                 continue
             if inv.explain_divergence(slave, at, self.written, self.file_size):
-                self.diverged[slave.node_id] = slave_node
-                self.add_finding(f"{slave.node_id}@{self.sim.now}",
-                                 f"{slave.node_id} holds bytes at {at} that its master {master.node_id} does "
-                                 f"not (a master wrote them, then lost them or was replaced)", DIVERGENT_SLAVE)
+                self._diverge(slave_node, slave, f"{slave.node_id} holds bytes at {at} that its master "
+                                                 f"{master.node_id} does not (a master wrote them, then lost them "
+                                                 f"or was replaced)")
             else:
                 self._record(inv.slave_prefix(slave, master, at, False), ("prefix", slave_node))
+
+    def _diverge(self, slave_node, slave, what: str) -> None:
+        """``slave`` diverged from its master by history (a finding): from now on its reports
+        excuse the PUT_OKs they release (``put_ok_held``), until it restarts."""
+        self.diverged[slave.node_id] = slave_node
+        self.add_finding(f"{slave.node_id}@{self.sim.now}", what, DIVERGENT_SLAVE)
 
     def _wake_all(self, t: int) -> None:
         """Judge the passing of time at ``t`` as a simulator ticking every node every 10 ms

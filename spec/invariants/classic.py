@@ -18,7 +18,8 @@ The classic protocol never truncates: bytes a master loses (unflushed bytes in a
 crash, or all its successor lacked after an operator's failover) stay on any slave
 that had them, which then diverges from the master, and its reports cover offsets
 where it holds other bytes. ``explain_divergence`` tells such a divergence (a finding)
-from bytes no master ever wrote at that offset (a violation).
+from bytes no master ever wrote at that offset (a violation); ``positioned_past_master``
+finds the divergence of a slave that holds nothing, positioned where a lost log ended.
 """
 from __future__ import annotations
 
@@ -112,6 +113,19 @@ def explain_divergence(slave, at: int, written: Mapping[int, Iterable[bytes]], f
         return False
     start, held = found
     return any(r[:len(held)] == held for r in written.get(start, ()))
+
+
+def positioned_past_master(slave, master, written: Mapping[int, Iterable[bytes]]) -> bool:
+    """Whether ``slave``'s log holds nothing and ends past its master's end, at an offset
+    some master's log reached (``written``): what it held there is gone (a crash lost
+    the unflushed tail, the cleaner deleted every file before it), and the classic
+    protocol never truncates, so the slave keeps that position and reports it, past
+    bytes it does not hold. Its divergence from the master is history, as
+    ``explain_divergence``'s is, with no bytes to compare (``first_difference`` finds
+    none)."""
+    if slave.min_offset != slave.max_offset or slave.max_offset <= master.max_offset:
+        return False
+    return any(start + len(r) >= slave.max_offset for start, records in written.items() for r in records)
 
 
 def slave_prefix(slave, master, at: int, explained: bool) -> Violation | None:
