@@ -383,11 +383,13 @@ class ControllerModeBroker(BrokerReplica):
         outcome, self.sync_state = self.rules.on_alter_sync_state_set_reply(self.sync_state, response)
         self.coverage[("on_alter_sync_state_set_reply", outcome.value)] += 1
         self._changed(persist=True)
+        self._acknowledge()  # a new set: confirmOffset over its members (upstream's setSyncStateSet)
 
     def _apply_sync_state_set(self, members: frozenset[int], epoch: int, now: int) -> None:
         outcome, self.sync_state = self.rules.apply_sync_state_set(self.sync_state, members, epoch)
         self.coverage[("apply_sync_state_set", outcome.value)] += 1
         self._changed(persist=True)
+        self._acknowledge()
 
     def _epoch_start(self) -> int:
         entry = find_entry_by_epoch(self.epoch_file, self.epoch)
