@@ -2,15 +2,19 @@
 budget, and shown with the message of the script that is shown."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from cli.main import main
 from conformance import campaign, spark_campaign
 from conformance.campaign import NO_SHRINK, ShrinkBudget, execute, run_one, shrink_result
+from conformance.scenarios.base import Recorded
 from conformance.script import parse_script
 from conformance.spark_campaign import CampaignSpec, run_campaign
 from results import io
 from results.runresult import RunConfig
+from spec.invariants import Violation
 
 
 def config(seed: int, adapter: str) -> RunConfig:
@@ -195,9 +199,6 @@ def test_a_passing_run_is_not_halted():
 
 
 def _recorded(*events):
-    from conformance.scenarios.base import Recorded
-    from spec.invariants import Violation
-
     return [Recorded(0, t, Violation(p, f"{p} at {t}")) for p, t in events]
 
 
@@ -233,8 +234,6 @@ def test_a_slips_consequence_names_the_wrong_step_before_it():
 
 
 def test_a_check_names_a_violation_after_another_last(tmp_path):
-    import json
-
     assert main(["check", "--no-spark", "--quiet", "--runs", "1", "--seed", "0", "--group-size", "3",
                  "--fault-mix", "mixed", "--adapter", "mutant:lease-never-expires",
                  "--out", str(tmp_path / "results"), "--report", str(tmp_path / "report")]) == 1
