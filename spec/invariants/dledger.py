@@ -109,6 +109,9 @@ class DLedgerHistory(raft.RaftHistory):
     leader held that followers dropped by acting on a TRUNCATE of its term (``note_truncate``)."""
 
     truncated: set[tuple[int, int, str]] = attrs.Factory(set)  # (index, term, body)
+    # (follower, term) -> the lowest index at which a TRUNCATE of that term made the
+    # follower drop an entry its leader held (follower-progress: ``dropped_counted``)
+    dropped_from: dict[tuple[str, int], int] = attrs.Factory(dict)
 
 
 # ------------------------------------------------------------------ committed entries lost to a TRUNCATE
@@ -138,7 +141,24 @@ def note_truncate(h: DLedgerHistory, before: DLedgerView, after: DLedgerView, re
         return
     kept = {(e.index, e.term, e.body) for e in after.log}
     held = {(e.index, e.term, e.body) for e in leader.log}
-    h.truncated.update(x for e in before.log if (x := (e.index, e.term, e.body)) not in kept and x in held)
+    dropped = [x for e in before.log if (x := (e.index, e.term, e.body)) not in kept and x in held]
+    h.truncated.update(dropped)
+    if dropped:
+        key = (after.node_id, request.term)
+        h.dropped_from[key] = min(h.dropped_from.get(key, dropped[0][0]), min(x[0] for x in dropped))
+
+
+def dropped_counted(h: DLedgerHistory, peer: str, term: int, index: int) -> bool:
+    """Whether ``peer`` may no longer hold what its leader of ``term`` counted for it up to
+    ``index``: its last observed log ends below ``index``, or, acting on a TRUNCATE of that
+    term, it dropped an entry its leader held at or below ``index`` (``note_truncate``).
+    The second holds also once the follower took the entries again from appends its
+    leader sent before it learnt of the drop (duplicated or late ones): the leader's
+    next compare still matches at or below the TRUNCATE's index, so its progress for the
+    follower goes back, as DLedger's does (sweep seed 5980, docs/dledger.md,
+    "follower-progress"). Recorded for the whole term, not from when the leader counted
+    ``index``: a drop earlier in the term excuses a later step back too."""
+    return raft.dropped_below(h, peer, index) or h.dropped_from.get((peer, term), index + 1) <= index
 
 
 def lost_to_truncate(h: DLedgerHistory, v: DLedgerView, violation: Violation) -> int | None:
@@ -242,9 +262,9 @@ STATELESS_CHECKS = (check_ledger_end_term, check_applied_committed_end)
 
 
 def _check_follower_progress(h: DLedgerHistory, r: RaftView) -> Violation | None:
-    """Raft's follower-progress, for followers that still hold what their leader counted:
-    a DLedger follower may drop acknowledged entries on a duplicated TRUNCATE."""
-    return raft.check_follower_progress(h, r, followers_keep_acknowledged=False)
+    """Raft's follower-progress, for followers that kept what their leader counted: a
+    DLedger follower may drop acknowledged entries on a duplicated TRUNCATE (``dropped_counted``)."""
+    return raft.check_follower_progress(h, r, lambda peer, term, index: dropped_counted(h, peer, term, index))
 
 
 # the shared checks, DLedger's follower-progress in place of Raft's

@@ -41,7 +41,7 @@ had before); a leader that commits in the very step it is elected is not judged.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 import attrs
 
@@ -281,14 +281,15 @@ def _matches(v: RaftView) -> str:
     return ", ".join(f"{p.peer}: {p.match_index}" for p in v.progress) or "none"
 
 
-def _dropped_below(h: RaftHistory, peer: str, index: int) -> bool:
+def dropped_below(h: RaftHistory, peer: str, index: int) -> bool:
     """Whether ``peer``'s last observed log ends below ``index``: it no longer holds an
     entry its leader counted for it."""
     w = h.last_view.get(peer)
     return w is not None and w.last_index < index
 
 
-def check_follower_progress(h: RaftHistory, v: RaftView, followers_keep_acknowledged: bool = True) -> Violation | None:
+def check_follower_progress(h: RaftHistory, v: RaftView,
+                            dropped: Callable[[str, int, int], bool] | None = None) -> Violation | None:
     """etcd/raft's Progress within one leader term: matchIndex < nextIndex, and a
     follower's matchIndex never goes backwards (replicated entries stay replicated).
 
@@ -298,16 +299,16 @@ def check_follower_progress(h: RaftHistory, v: RaftView, followers_keep_acknowle
     acknowledged later entries included (upstream's EntryHandler.handleDoTruncate, 0.4.0
     and since), so it can drop entries it acknowledged; its leader then takes
     writeIndex from the follower's answer, at or below the water mark it counted, and
-    the next compare matches lower. With ``followers_keep_acknowledged=False`` (DLedger)
-    the progress for a follower whose log has dropped below what the leader counted is
+    the next compare matches lower. ``dropped(peer, term, index)`` (DLedger's; None for
+    Raft, judged strictly) says whether ``peer`` dropped, in leader term ``term``, an entry
+    at or below ``index`` that its leader had counted: the progress for such a follower is
     not judged (docs/dledger.md, "follower-progress").
     """
     if v.progress is None or v.role is not RaftRole.LEADER:
         return None
     where = f"leader {v.node_id} of term {v.curr_term}"
     for p in v.progress:
-        if p.match_index >= p.next_index and (followers_keep_acknowledged
-                                               or not _dropped_below(h, p.peer, p.match_index)):
+        if p.match_index >= p.next_index and (dropped is None or not dropped(p.peer, v.curr_term, p.match_index)):
             return Violation("follower-progress", f"{where}: {p.peer}'s match index {p.match_index} is not below "
                                                   f"its next index {p.next_index}", v.node_id)
     before = _same_leadership(h, v)
@@ -315,8 +316,8 @@ def check_follower_progress(h: RaftHistory, v: RaftView, followers_keep_acknowle
         was = {p.peer: p.match_index for p in before.progress}
         for p in v.progress:
             old = was.get(p.peer)
-            if old is not None and p.match_index < old and (followers_keep_acknowledged
-                                                            or not _dropped_below(h, p.peer, old)):
+            if old is not None and p.match_index < old and (dropped is None
+                                                            or not dropped(p.peer, v.curr_term, old)):
                 return Violation("follower-progress", f"{where}: {p.peer}'s match index went back from {old} "
                                                       f"to {p.match_index} within the term", v.node_id)
     return None

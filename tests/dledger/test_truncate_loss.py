@@ -1,9 +1,10 @@
 """Committed entries lost to a late TRUNCATE (spec/invariants/dledger.py, docs/dledger.md):
 which drops the monitor remembers, and which leader-completeness and committed-prefix
 violations they turn into the finding ``committed_lost_to_truncate``: a table per outcome."""
+import attrs
 import pytest
 
-from spec.dledger.records import DLedgerView, Entry, PushEntryRequest, PushType, Role
+from spec.dledger.records import DLedgerView, Entry, PeerProgress, PushEntryRequest, PushType, Role
 from spec.invariants import Violation
 from spec.invariants import dledger as inv
 
@@ -81,3 +82,48 @@ def test_lost_to_truncate_committed_prefix():
     worse = view("n4", Role.FOLLOWER, M[:3] + [Entry(3, 2, "y")], term=2, commit=3)
     (violation,) = [v for v in inv.check_node(h, worse) if v.property == "committed-prefix"]
     assert inv.lost_to_truncate(h, worse, violation) is None
+
+
+# ------------------------------------------------------------------ follower-progress after a drop
+
+@pytest.mark.parametrize("name, drops, last_log, term, index, excused", [
+    ("no drop, the follower holds the index", [], M, 1, 4, False),
+    ("its last log ends below the index", [], M[:3], 1, 4, True),
+    ("its last log ends at the index", [], M[:4], 1, 3, False),
+    # sweep seed 5980: dropped m4, m5 on a TRUNCATE, then took them back from duplicated APPENDs
+    ("dropped at 3, refilled: index 4", [3], M, 1, 4, True),
+    ("dropped at 3, refilled: index 3 (the first dropped)", [3], M, 1, 3, True),
+    ("dropped at 3, refilled: index 2, below every dropped entry", [3], M, 1, 2, False),
+    ("dropped in another term", [3], M, 2, 4, False),
+    ("two drops: the lower one counts", [4, 2], M, 1, 2, True),
+])
+def test_dropped_counted_outcomes(name, drops, last_log, term, index, excused):
+    h = inv.DLedgerHistory()
+    for cut in drops:
+        inv.note_truncate(h, view("n2", Role.FOLLOWER, M), view("n2", Role.FOLLOWER, M[:cut]),
+                          push(PushType.TRUNCATE), LEADER)
+    inv.record(h, view("n2", Role.FOLLOWER, last_log))
+    assert inv.dropped_counted(h, "n2", term, index) is excused, name
+
+
+def _leader_counting(match):
+    return attrs.evolve(LEADER, progress=(PeerProgress("n2", match + 1, match),))
+
+
+@pytest.mark.parametrize("name, drop, excused", [
+    ("the follower dropped what was counted, and holds it again", True, True),
+    ("the follower never dropped it: Raft's rule", False, False),
+])
+def test_follower_progress_after_a_refilled_drop(name, drop, excused):
+    """A leader's progress for a follower going back from 4 to 2 while the follower's log
+    ends at 4: excused only when a TRUNCATE of the term made it drop what was counted."""
+    h = inv.DLedgerHistory()
+    for v in (_leader_counting(4), view("n2", Role.FOLLOWER, M)):
+        assert inv.check_node(h, v) == []
+        inv.record(h, v)
+    if drop:
+        inv.note_truncate(h, view("n2", Role.FOLLOWER, M), view("n2", Role.FOLLOWER, M[:3]),
+                          push(PushType.TRUNCATE), LEADER)
+    inv.record(h, view("n2", Role.FOLLOWER, M))  # the entries taken back from duplicated APPENDs
+    found = [v.property for v in inv.check_node(h, _leader_counting(2))]
+    assert ("follower-progress" not in found) is excused, name
