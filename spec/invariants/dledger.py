@@ -30,6 +30,8 @@ lost: the finding ``TRUNCATE_LOSS`` (``note_truncate``, ``lost_to_truncate``), n
 """
 from __future__ import annotations
 
+import functools
+
 from typing import Iterable, Mapping, Sequence
 
 import attrs
@@ -144,8 +146,8 @@ def note_truncate(h: DLedgerHistory, before: DLedgerView, after: DLedgerView, re
     dropped = [x for e in before.log if (x := (e.index, e.term, e.body)) not in kept and x in held]
     h.truncated.update(dropped)
     if dropped:
-        key = (after.node_id, request.term)
-        h.dropped_from[key] = min(h.dropped_from.get(key, dropped[0][0]), min(x[0] for x in dropped))
+        low, key = min(x[0] for x in dropped), (after.node_id, request.term)
+        h.dropped_from[key] = min(h.dropped_from.get(key, low), low)
 
 
 def dropped_counted(h: DLedgerHistory, peer: str, term: int, index: int) -> bool:
@@ -264,7 +266,7 @@ STATELESS_CHECKS = (check_ledger_end_term, check_applied_committed_end)
 def _check_follower_progress(h: DLedgerHistory, r: RaftView) -> Violation | None:
     """Raft's follower-progress, for followers that kept what their leader counted: a
     DLedger follower may drop acknowledged entries on a duplicated TRUNCATE (``dropped_counted``)."""
-    return raft.check_follower_progress(h, r, lambda peer, term, index: dropped_counted(h, peer, term, index))
+    return raft.check_follower_progress(h, r, functools.partial(dropped_counted, h))
 
 
 # the shared checks, DLedger's follower-progress in place of Raft's
