@@ -15,9 +15,13 @@ violated) and where its results are kept, with the command that builds their rep
 shrinks each failing run's first counterexample within that budget (as ``rmqha run
 --shrink-budget`` would have) into ``shrunk/`` beside its results and prints the
 ``rmqha replay`` command of each: the start of the regression script a fix adds.
+``--streams b,c`` runs each (scenario, first seed) again with those random streams of
+the search (``rmqha run --search-stream``): the same seeds, other lineages, so other
+corners (session 19's seed 5980 came from a search whose draws differed).
 
     python benchmarks/reference_sweep.py [--scenarios dledger,controller,classic,truncation]
-        [--runs 1000] [--seeds 0,5000] [--adapter reference] [--out DIR] [--shrink 3000/300]
+        [--runs 1000] [--seeds 0,5000] [--streams own,b,c] [--adapter reference] [--out DIR]
+        [--shrink 3000/300]
 
 About 25 minutes of 2 cores for the four scenarios at one first seed and 1,000 runs: a
 nightly job, not CI's. ``raft`` is not in the default list: the reference is DLedger,
@@ -61,13 +65,16 @@ def cpu_seconds() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
-def sweep(scenario: str, first_seed: int, args, out: Path) -> tuple[list[tuple[int, str, str]], Counter, float, float]:
-    """One campaign as ``rmqha run --no-spark --no-shrink`` runs it: its runs that did not
-    pass (seed, verdict, what), the runs showing each finding, CPU and wall seconds."""
+def sweep(scenario: str, first_seed: int, args, out: Path,
+          stream: str = "") -> tuple[list[tuple[int, str, str]], Counter, float, float]:
+    """One campaign as ``rmqha run --no-spark --no-shrink [--search-stream STREAM]`` runs
+    it: its runs that did not pass (seed, verdict, what), the runs showing each finding,
+    CPU and wall seconds."""
     chunk = search_chunk_size(args.runs)
     spec = CampaignSpec("sweep", scenario, (args.adapter,), runs=args.runs, first_seed=first_seed, chunk_size=chunk,
                         group_sizes=get_scenario(scenario).group_sizes, search=True,
-                        search_waves=default_waves(-(-args.runs // chunk)), shrink_replays=0, shrink_seconds=0.0)
+                        search_waves=default_waves(-(-args.runs // chunk)), shrink_replays=0, shrink_seconds=0.0,
+                        search_stream=stream)
     cpu, wall = cpu_seconds(), time.perf_counter()
     run_campaign(out, spec, master=None, progress=False)
     cpu, wall = cpu_seconds() - cpu, time.perf_counter() - wall
@@ -106,6 +113,9 @@ def main() -> int:
                     help=f"comma-separated (default: {','.join(DEFAULT_SCENARIOS)})")
     ap.add_argument("--runs", type=int, default=1000, help="runs per campaign (default: 1000)")
     ap.add_argument("--seeds", default="0", help="comma-separated first seeds, one campaign each (default: 0)")
+    ap.add_argument("--streams", default="own", metavar="STREAMS",
+                    help="comma-separated random streams of the search, one campaign each per scenario and "
+                         "first seed ('own': the search's own; default: own)")
     ap.add_argument("--adapter", default="reference")
     ap.add_argument("--out", default=None,
                     help="keep every campaign's results under this directory (default: a temporary one, "
@@ -131,29 +141,36 @@ def main() -> int:
         ap.error(f"--seeds takes comma-separated integers, not {args.seeds!r}")
     if args.runs < 1 or not seeds:
         ap.error("--runs is at least 1 and --seeds names at least one first seed")
+    streams = [s for s in args.streams.split(",") if s]
+    if not streams or any(not s.isalnum() for s in streams):
+        ap.error(f"--streams takes comma-separated names of letters and digits ('own': the search's own), "
+                 f"not {args.streams!r}")
     root = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="rmqha-sweep-"))
     shrinking = ("shrinking off" if budget is None else
                  f"shrinking off during the campaigns (failing runs shrunk after them, "
                  f"{budget.replays}/{budget.seconds:g})")
     print(f"{args.adapter}: default searched campaigns of {args.runs} runs, {shrinking}; "
           f"target {TARGET_FAILING} failing or erroring runs; {load()}", flush=True)
-    print(f"{'scenario':11s} {'seed':>6s} {'runs':>5s} {'failed':>6s} {'errors':>6s} {'CPU s':>7s} {'wall s':>7s}  "
-          f"verdict  findings (runs)", flush=True)
+    print(f"{'scenario':11s} {'seed':>6s} {'stream':>6s} {'runs':>5s} {'failed':>6s} {'errors':>6s} {'CPU s':>7s} "
+          f"{'wall s':>7s}  verdict  findings (runs)", flush=True)
     failures = []
     for scenario in scenarios:
         for first in seeds:
-            out = root / f"{scenario}-{first}"
-            if out.exists():
-                shutil.rmtree(out)
-            bad, findings, cpu, wall = sweep(scenario, first, args, out)
-            errors = sum(1 for _, verdict, _ in bad if verdict == "error")
-            shown = ", ".join(f"{name} {n}" for name, n in sorted(findings.items())) or "-"
-            print(f"{scenario:11s} {first:6d} {args.runs:5d} {len(bad) - errors:6d} {errors:6d} {cpu:7.1f} {wall:7.1f}  "
-                  f"{'ok  ' if len(bad) <= TARGET_FAILING else 'MISS'}     {shown}", flush=True)
-            if bad:
-                failures.append((scenario, first, out, bad))
-            elif not args.out:
-                shutil.rmtree(out)
+            for stream in streams:
+                salt = "" if stream == "own" else stream
+                out = root / (f"{scenario}-{first}" + (f"-{salt}" if salt else ""))
+                if out.exists():
+                    shutil.rmtree(out)
+                bad, findings, cpu, wall = sweep(scenario, first, args, out, salt)
+                errors = sum(1 for _, verdict, _ in bad if verdict == "error")
+                shown = ", ".join(f"{name} {n}" for name, n in sorted(findings.items())) or "-"
+                print(f"{scenario:11s} {first:6d} {stream:>6s} {args.runs:5d} {len(bad) - errors:6d} {errors:6d} "
+                      f"{cpu:7.1f} {wall:7.1f}  {'ok  ' if len(bad) <= TARGET_FAILING else 'MISS'}     {shown}",
+                      flush=True)
+                if bad:
+                    failures.append((scenario, f"seed {first}" + (f" (stream {salt})" if salt else ""), out, bad))
+                elif not args.out:
+                    shutil.rmtree(out)
     print(load())
     if not failures:
         print(f"verdict: every run of {args.adapter} passed")
@@ -163,7 +180,7 @@ def main() -> int:
     for scenario, first, out, bad in failures:
         named = "; ".join(f"seed {seed} ({verdict}: {what})" for seed, verdict, what in bad[:10])
         more = f"; and {len(bad) - 10} more" if len(bad) > 10 else ""
-        print(f"{scenario} from seed {first}: {len(bad)} run{'s' if len(bad) > 1 else ''} did not pass: {named}{more}")
+        print(f"{scenario} from {first}: {len(bad)} run{'s' if len(bad) > 1 else ''} did not pass: {named}{more}")
         print(f"  results: {out}; their report, with each run's script and replay command: "
               f"rmqha report {out} --no-spark --out {out}/report")
         if budget is not None:

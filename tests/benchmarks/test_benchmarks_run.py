@@ -122,6 +122,13 @@ def test_reference_sweep_passes_the_reference_and_names_a_failing_run_with_its_r
     assert "target 0 failing or erroring runs" in out and "load average" in out
     assert sum(1 for line in out.splitlines() if line.split()[:1] in (["truncation"], ["classic"])) == 2
     assert out.strip().splitlines()[-1] == "verdict: every run of reference passed"
+    # --streams: each (scenario, first seed) again with another random stream of the search
+    out = run("benchmarks/reference_sweep.py", "--runs", "3", "--scenarios", "classic", "--streams", "own,b")
+    assert [line.split()[:3] for line in out.splitlines() if line.startswith("classic ")] == \
+        [["classic", "0", "own"], ["classic", "0", "b"]]
+    bad = subprocess.run([sys.executable, "benchmarks/reference_sweep.py", "--streams", "b c"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "--streams takes" in bad.stderr and "Traceback" not in bad.stderr
     done = subprocess.run([sys.executable, "benchmarks/reference_sweep.py", "--runs", "2", "--scenarios", "dledger",
                            "--adapter", "mutant:double-vote", "--out", str(tmp_path), "--shrink", "50/10"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
