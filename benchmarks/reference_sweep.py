@@ -41,6 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from cli.args import stream_name  # noqa: E402
 from cli.commands.run import search_chunk_size, shrink_budget_from  # noqa: E402
 from conformance.campaign import ShrinkBudget, counterexample_for  # noqa: E402
 from conformance.errors import UserError  # noqa: E402
@@ -142,9 +143,12 @@ def main() -> int:
     if args.runs < 1 or not seeds:
         ap.error("--runs is at least 1 and --seeds names at least one first seed")
     streams = [s for s in args.streams.split(",") if s]
-    if not streams or any(not s.isalnum() for s in streams):
-        ap.error(f"--streams takes comma-separated names of letters and digits ('own': the search's own), "
-                 f"not {args.streams!r}")
+    try:
+        streams = [s if s == "own" else stream_name(s) for s in streams]
+    except argparse.ArgumentTypeError as exc:
+        ap.error(f"--streams: {exc} ('own': the search's own stream)")
+    if not streams:
+        ap.error("--streams names at least one stream ('own': the search's own)")
     root = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="rmqha-sweep-"))
     shrinking = ("shrinking off" if budget is None else
                  f"shrinking off during the campaigns (failing runs shrunk after them, "
