@@ -136,6 +136,9 @@ class ControllerCluster(SimCluster):
         self.acknowledged: set[str] = set()
         # written before an admin clean restarted the broker set (inv.CLEAN_RESTARTS_SET)
         self.before_restarting_clean: set[str] = set()
+        # each of those: how many cleans had restarted the set before it was written (its
+        # set's generation; one written since the last restart is of the current one)
+        self.generation_of: dict[str, int] = {}
         self.consumed: set[str] = set()
         self.written = 0
         self.admin_calls = 0
@@ -483,8 +486,11 @@ class ControllerCluster(SimCluster):
         # what was written so far (acknowledged, consumed, or in any broker's log: a consumer
         # may still read it from a broker of the old set) may go with the old set, whose master
         # may go on writing in its masterEpoch while the new set's epochs start over
-        self.before_restarting_clean |= self.acknowledged | self.consumed | {
+        written = self.acknowledged | self.consumed | {
             e.msg_id for b in self.brokers if (v := self._broker_view_or_disk(b)) is not None for e in v.log}
+        for msg_id in written - self.before_restarting_clean:
+            self.generation_of[msg_id] = len(self._restart_entries) - 1
+        self.before_restarting_clean |= written
         self.newest_master_epoch = None
         self.set_restarted = True
         self.granted = {}
@@ -636,19 +642,31 @@ class ControllerCluster(SimCluster):
         self._record(self._restarted_set_losses(inv.consumed_messages_present(self.consumed, log)))
         self._record(self._restarted_set_reuses(log))
 
+    def _generation(self, msg_id: str) -> int:
+        """How many admin cleans had restarted the set before ``msg_id`` was written."""
+        return self.generation_of.get(msg_id, len(self._restart_entries))
+
+    def _when(self, msg_id: str) -> str:
+        g = self._generation(msg_id)
+        return ("before an admin clean restarted the broker set" if g == 0 else
+                f"after {'an admin clean' if g == 1 else f'{g} admin cleans'} restarted it")
+
     def _restarted_set_reuses(self, log) -> list:
-        """``inv.queue_offsets_unique`` of ``log``, but a queue offset held by a message
-        written before an admin clean restarted the set and by one written after it is the
-        finding ``inv.CLEAN_RESTARTS_SET`` (the new set's queue offsets start over, and a
-        broker of the old set that follows the new master may keep the old set's messages,
-        whose epochs the new set's repeat: seed 5813 of the default search from 5000)."""
+        """``inv.queue_offsets_unique`` of ``log``, but a queue offset held by two messages
+        written on either side of an admin clean that restarted the set is the finding
+        ``inv.CLEAN_RESTARTS_SET`` (the new set's queue offsets start over, and a broker of
+        the old set that follows the new master may keep the old set's messages, whose
+        epochs the new set's repeat: seed 5813 of the default search from 5000). Each
+        restart starts a generation: two cleans, and a message of the first set and one of
+        the second share an offset even once the second clean has put both before it
+        (seed 25772 of the search from 25000 with stream c)."""
         if not self.set_restarted:
             return inv.queue_offsets_unique(log)
         kept = []
         for v, (queue, offset, first, later) in zip(inv.queue_offsets_unique(log), inv.queue_offset_reuses(log)):
-            if (first in self.before_restarting_clean) != (later in self.before_restarting_clean):
-                self.add_finding(f"{queue}@{offset}", f"{first} (written before an admin clean restarted the "
-                                                      f"broker set) and {later} (after it) in one log "
+            if self._generation(first) != self._generation(later):
+                self.add_finding(f"{queue}@{offset}", f"{first} (written {self._when(first)}) and {later} "
+                                                      f"(written {self._when(later)}) in one log "
                                                       f"(queue_offsets_never_reused)", inv.CLEAN_RESTARTS_SET)
             else:
                 kept.append(v)
