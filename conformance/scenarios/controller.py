@@ -134,10 +134,9 @@ class ControllerCluster(SimCluster):
         self.controller_config = controller_setup.config
         # monitor state
         self.acknowledged: set[str] = set()
-        # written before an admin clean restarted the broker set (inv.CLEAN_RESTARTS_SET)
-        self.before_restarting_clean: set[str] = set()
-        # each of those: how many cleans had restarted the set before it was written (its
-        # set's generation; one written since the last restart is of the current one)
+        # each message written before an admin clean restarted the broker set
+        # (inv.CLEAN_RESTARTS_SET): how many such cleans came before it was written (its set's
+        # generation; a message written since the last restart is of the current one)
         self.generation_of: dict[str, int] = {}
         self.consumed: set[str] = set()
         self.written = 0
@@ -488,9 +487,8 @@ class ControllerCluster(SimCluster):
         # may go on writing in its masterEpoch while the new set's epochs start over
         written = self.acknowledged | self.consumed | {
             e.msg_id for b in self.brokers if (v := self._broker_view_or_disk(b)) is not None for e in v.log}
-        for msg_id in written - self.before_restarting_clean:
+        for msg_id in written - self.generation_of.keys():
             self.generation_of[msg_id] = len(self._restart_entries) - 1
-        self.before_restarting_clean |= written
         self.newest_master_epoch = None
         self.set_restarted = True
         self.granted = {}
@@ -679,7 +677,7 @@ class ControllerCluster(SimCluster):
         kept = []
         twice = self._id_held_twice()
         for v in missing:
-            if v.subject in self.before_restarting_clean or twice is not None:
+            if v.subject in self.generation_of or twice is not None:
                 why = "" if twice is None else f", while {twice}"
                 self.add_finding(v.subject, f"{v.detail} after an admin clean left the broker set without its "
                                             f"SyncStateSet{why} ({v.invariant})", inv.CLEAN_RESTARTS_SET)
