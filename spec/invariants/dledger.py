@@ -157,7 +157,7 @@ def dropped_counted(h: DLedgerHistory, peer: str, term: int, index: int) -> bool
     The second holds also once the follower took the entries again from appends its
     leader sent before it learnt of the drop (duplicated or late ones): the leader's
     next compare still matches at or below the TRUNCATE's index, so its progress for the
-    follower goes back, as DLedger's does (sweep seed 5980, docs/dledger.md,
+    follower goes back, as DLedger's does (search seed 5980 from 5,000, docs/dledger.md,
     "follower-progress"). Recorded for the whole term, not from when the leader counted
     ``index``: a drop earlier in the term excuses a later step back too."""
     return raft.dropped_below(h, peer, index) or h.dropped_from.get((peer, term), index + 1) <= index

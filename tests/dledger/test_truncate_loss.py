@@ -90,7 +90,7 @@ def test_lost_to_truncate_committed_prefix():
     ("no drop, the follower holds the index", [], M, 1, 4, False),
     ("its last log ends below the index", [], M[:3], 1, 4, True),
     ("its last log ends at the index", [], M[:4], 1, 3, False),
-    # sweep seed 5980: dropped m4, m5 on a TRUNCATE, then took them back from duplicated APPENDs
+    # search seed 5980 (from 5,000): dropped m4, m5 on a TRUNCATE, then took them back from duplicated APPENDs
     ("dropped at 3, refilled: index 4", [3], M, 1, 4, True),
     ("dropped at 3, refilled: index 3 (the first dropped)", [3], M, 1, 3, True),
     ("dropped at 3, refilled: index 2, below every dropped entry", [3], M, 1, 2, False),
