@@ -26,9 +26,11 @@ from conformance.errors import UserError
 from conformance.faults import faults_of
 from conformance.inputs import whole_number
 from conformance.scenarios.base import MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
+from conformance.scenarios.edits import lossy_net, overlay, stretch_of
 from conformance.script import Script, Step
 from conformance.targets import ScenarioTargets, resolve_targets
 from results.runresult import Metric, RunConfig
+from spec.truncation import abstract
 from spec.truncation.messages import BecomeMaster, BecomeSlave, ClientWrite, ReplicaRole, WriteAcknowledged
 from spec.invariants import truncation as inv
 from spec.steps import BOOT, CRASH, MESSAGE, TICK, StepEvent
@@ -56,7 +58,8 @@ class TruncationCluster(SimCluster):
         # step conformance (spec/steps/replica.py): every step of every replica judged
         self.steps = self.new_steps()
         self.step_sink = None  # step_sink(event): e.g. conformance.traces.TraceWriter.write
-        self._views: dict[str, tuple] = {}  # replica -> (node, version, view) at its last step
+        self._views: dict[str, tuple] = {}  # replica -> (node, version, view) when last observed
+        self._group_seen = None  # (views, master, epoch, every replica's abstract state)
 
         def factory(node_id, durable, now, draw):
             return replica.make_node(node_id, self.peers, draw, durable, now)
@@ -77,9 +80,7 @@ class TruncationCluster(SimCluster):
                 self._judge_all(sim)
             return
         if self.steps is not None or self.step_sink is not None:
-            seen = self._views.get(node_id)
-            view = seen[2] if seen is not None and seen[0] is node and seen[1] == node.version else node.observe()
-            self._views[node_id] = (node, node.version, view)
+            view = self._view_of(node_id)
             kind = MESSAGE if incoming is not None else TICK if ready is not None else BOOT
             self._judge_step(StepEvent(node_id, sim.now, kind, incoming.src if incoming is not None else None,
                                        incoming.payload if incoming is not None else None, view,
@@ -88,6 +89,7 @@ class TruncationCluster(SimCluster):
             if isinstance(m.payload, WriteAcknowledged):  # the client learns its write is safe
                 where = next((o for o, _, x in node.observe().log if x == m.payload.id), -1)  # -1: not in its log
                 self.acknowledged.setdefault(m.payload.id, where)
+        self._note_abstract_state(node_id, incoming)
         if self.full_check:
             self._judge_all(sim)
             return
@@ -99,6 +101,31 @@ class TruncationCluster(SimCluster):
         if seen is not None and self._master_seen != seen:
             self._master_seen = seen
             self._judge_master(sim)
+
+    def _view_of(self, node_id: str):
+        """A live replica's view, observed again only when its version moved (None: down)."""
+        node = self.sim.nodes[node_id]
+        if node is None:
+            return None
+        seen = self._views.get(node_id)
+        if seen is not None and seen[0] is node and seen[1] == node.version:
+            return seen[2]
+        view = node.observe()
+        self._views[node_id] = (node, node.version, view)
+        return view
+
+    def _note_abstract_state(self, node_id: str, incoming) -> None:
+        """Count the abstract state of the group a replica's step reached (spec/truncation/abstract.py)."""
+        views = tuple(self._view_of(n) for n in self.peers)
+        seen = self._group_seen
+        # worked out again only when a view, the master or the epoch changed (views are
+        # immutable: the same objects, the same states)
+        if seen is None or seen[1:3] != (self.master, self.epoch) or any(a is not b for a, b in zip(seen[0], views)):
+            seen = self._group_seen = (views, self.master, self.epoch,
+                                       abstract.group_state(dict(zip(self.peers, views)), self.master, self.epoch))
+        masters = sum(1 for v in views if v is not None and v.role is ReplicaRole.MASTER)
+        self.note_abstract_state(abstract.state_of_step(seen[3][node_id], self.event_kind(incoming), masters,
+                                                        self.network_condition()))
 
     def new_steps(self):
         return ReplicaSteps(self.peers)
@@ -259,11 +286,118 @@ def generate_truncation_script(config: RunConfig, fault_mixes: dict) -> Script:
         ms = rng.randint(50, 1500)
         steps.append(Step("run", (str(ms),)))
         elapsed += ms
-    steps += [Step("heal"), Step("net", ("default",)), Step("restart-all")]
-    steps.append(Step("failover", (rng.choice(nodes),)))
-    steps += [Step("write", ("2",)), Step("run", ("3000",))]
+    steps += healing_end(rng.choice(nodes))
     return Script("truncation", nodes, config.seed, config.profile, config.adapter, start_spread_ms=0,
                   steps=tuple(steps))
+
+
+OPENING = 2  # the opening wait and first failover: no edit of the search comes before them
+
+
+def healing_end(master: str) -> list[Step]:
+    """A script's end after its faults: every fault healed, every replica up, a failover
+    to ``master`` and writes it must replicate."""
+    return [Step("heal"), Step("net", ("default",)), Step("restart-all"), Step("failover", (master,)),
+            Step("write", ("2",)), Step("run", ("3000",))]
+
+
+HEALING_END = len(healing_end("r1"))
+# The search's edits (docs/performance.md, "The truncation search"): a cut-off master three
+# times and a failover twice as often as each of the others, waits on the HA connection's own scale
+# (flush every 500 ms, a retry after 200 ms) rather than the seconds a DLedger election takes
+EDITS = ("splice", "cut", "lossy", "down", "isolate", "isolate", "isolate", "failover", "failover", "overlay")
+WAITS_MS = (50, 200, 500, 1500)
+
+
+def mutate_truncation_script(script: Script, config: RunConfig, rng: random.Random, fault_mixes: dict) -> Script:
+    """A neighbour of ``script`` for the search (conformance/search.py): one to three edits
+    of its fault phase: splice in a window of the fault phase of another seed's script of
+    the same settings; put a window under a partition or a blocked link, or a lossy
+    network (writes arriving meanwhile); crash a replica for a window, maybe failing over
+    from it; cut the master of that moment off, let it take writes nobody else gets, fail
+    over to another replica and write there (the old master comes back holding a longer
+    log of an older epoch: what ``slave_handshake`` truncates); put a stretch of the run
+    (half the time its whole fault phase) under a lossy network or a partition; a
+    failover with writes (``EDITS``: how often each). The opening and the healing end
+    stay, and no failover names a replica that is down there
+    (``_failovers_to_live_replicas``)."""
+    steps = list(script.steps)
+    head, phase, suffix = steps[:OPENING], steps[OPENING:-HEALING_END], steps[-HEALING_END:]
+    nodes = list(script.nodes)
+
+    def writes() -> list[Step]:
+        return [Step("write", (str(rng.randint(1, 4)),)) for _ in range(rng.randint(1, 3))]
+
+    def wait() -> Step:
+        return Step("run", (str(rng.choice(WAITS_MS)),))
+
+    def partition() -> Step:  # one side of a random cut (the rest of the group is the other)
+        return Step("partition", tuple(rng.sample(nodes, rng.randint(1, len(nodes) - 1))))
+
+    for _ in range(rng.randint(1, 3)):
+        op = rng.choice(EDITS)
+        at = rng.randint(0, len(phase))
+        if op == "splice":
+            donor = generate_truncation_script(attrs.evolve(config, seed=rng.randrange(1 << 31), origin=()),
+                                               fault_mixes).steps[OPENING:-HEALING_END]
+            if donor:
+                start = rng.randrange(len(donor))
+                phase[at:at] = donor[start:start + rng.randint(2, 8)]
+        elif op == "cut":
+            fault = partition() if rng.random() < 0.6 else Step("block", tuple(rng.sample(nodes, 2)))
+            phase[at:at] = [fault, *writes(), wait(), Step("heal")]
+        elif op == "lossy":
+            phase[at:at] = [lossy_net(rng), *writes(), wait(), Step("net", ("default",))]
+        elif op == "down":
+            n = rng.choice(nodes)
+            others = [x for x in nodes if x != n]
+            fail_over = [Step("failover", (rng.choice(others),))] if rng.random() < 0.5 else []
+            phase[at:at] = [Step("crash", (n,)), *fail_over, *writes(), wait(), Step("restart", (n,))]
+        elif op == "isolate":
+            old = _master_at(head + phase[:at])  # (the opening names one)
+            new = rng.choice([x for x in nodes if x != old])
+            phase[at:at] = [Step("partition", (old,)), *writes(), Step("run", (str(rng.choice((50, 300, 1000))),)),
+                            Step("failover", (new,)), *writes(), wait(), Step("heal")]
+        elif op == "overlay":
+            start, stop = stretch_of(rng, len(phase))
+            if rng.random() < 0.5:
+                on, off = lossy_net(rng), Step("net", ("default",))
+            else:
+                on, off = partition(), Step("heal")
+            phase[start:stop] = overlay(phase[start:stop], on, off)
+        else:  # failover
+            phase[at:at] = [Step("failover", (rng.choice(nodes),)), *writes()]
+    phase = _failovers_to_live_replicas(head + phase, nodes, rng)[OPENING:]
+    return script.with_steps(head + phase + suffix)
+
+
+def _master_at(steps: list[Step]) -> str | None:
+    """The replica the last failover of ``steps`` named (None: no failover yet)."""
+    return next((s.args[0] for s in reversed(steps) if s.op == "failover"), None)
+
+
+def _failovers_to_live_replicas(steps: list[Step], nodes: list[str], rng: random.Random) -> list[Step]:
+    """``steps`` with each failover to a replica that is down at that step (the scenario
+    refuses one: bad input) sent to a live one instead, or dropped when none is live, and
+    each restart of a live replica dropped (it would only send that replica its role
+    again): an edit may crash or restart a replica that a later step expected down or up."""
+    down: set[str] = set()
+    out = []
+    for step in steps:
+        n = step.args[0] if step.args else None
+        if step.op == "crash":
+            down.add(n)
+        elif step.op == "restart":
+            if n not in down:
+                continue
+            down.discard(n)
+        elif step.op == "failover" and n in down:
+            up = [x for x in nodes if x not in down]
+            if not up:
+                continue
+            step = Step("failover", (rng.choice(up),))
+        out.append(step)
+    return out
 
 
 def build_truncation(script: Script, adapter: str, record_trace: bool = True):

@@ -38,8 +38,8 @@ def config(scenario: str, seed: int, **kw) -> RunConfig:
                      fault_mix=DEFAULT_FAULT_MIXES[seed % len(DEFAULT_FAULT_MIXES)], duration_ms=kw.get("duration_ms", 8_000))
 
 
-def test_every_scenario_but_truncation_searches():
-    assert SEARCHING == ["classic", "controller", "dledger", "raft"]
+def test_every_scenario_searches():
+    assert SEARCHING == sorted(SCENARIOS) == ["classic", "controller", "dledger", "raft", "truncation"]
     for name in SEARCHING:
         assert get_scenario(name).abstract_universe, f"{name}: the report needs the universe of node states"
 
