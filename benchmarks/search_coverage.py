@@ -4,7 +4,8 @@ Runs the same seeds of a scenario twice, as ``rmqha run --no-spark`` does (its d
 chunks and search waves for that many runs, unless given): once sampling every run from
 its seed (``--no-search``), once with the search (conformance/search.py), and prints the
 distinct abstract states each reached (spec/raft/abstract.py for dledger and raft,
-spec/broker/abstract.py for controller, spec/classic/abstract.py for classic: a node's
+spec/broker/abstract.py for controller, spec/classic/abstract.py for classic,
+spec/truncation/abstract.py for truncation: a node's
 state in its group's context, per step) with the ratio to the target (the search reaches at least 2x the states of
 sampling per 1,000 runs).
 
@@ -15,7 +16,7 @@ the next seeds, until its runs have used the search's CPU seconds): the search's
 states against that is the ratio at an equal CPU budget. CPU seconds are those of the
 runs (this process's, per run), the campaigns' bookkeeping aside.
 
-    python benchmarks/search_coverage.py [--scenario dledger|controller|classic] [--runs 1000]
+    python benchmarks/search_coverage.py [--scenario dledger|controller|classic|truncation] [--runs 1000]
         [--chunk-size N] [--waves N] [--seed S] [--adapter reference] [--ranges K [--range-step 5000]]
         [--streams K]
 
