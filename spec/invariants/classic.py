@@ -23,6 +23,7 @@ finds the divergence of a slave that holds nothing, positioned where a lost log 
 """
 from __future__ import annotations
 
+import bisect
 from typing import Iterable, Mapping
 
 from spec.classic.commitlog import BLANK_MAGIC_CODE, MESSAGE_MAGIC_CODE, file_start, read_record
@@ -88,6 +89,46 @@ def record_at(view, offset: int, file_size: int) -> tuple[int, bytes] | None:
     return None
 
 
+def written_bytes(data: bytes, offset: int, written: Mapping[int, Iterable[bytes]]) -> bool:
+    """Whether every byte of ``data`` (at ``offset`` on) is a byte some master wrote at that
+    offset: matched run by run against the records of ``written`` (start offset -> records
+    written there) that cover it, the longest run first."""
+    starts = sorted(written)
+    longest = max((len(r) for records in written.values() for r in records), default=0)
+    done = 0
+    while done < len(data):
+        at, best = offset + done, 0
+        # the records that cover ``at`` start at most ``longest`` bytes before it
+        for start in starts[bisect.bisect_left(starts, at - longest + 1):bisect.bisect_right(starts, at)]:
+            for record in written[start]:
+                if at < start + len(record):
+                    best = max(best, common_prefix(record[at - start:], data[done:]))
+        if best == 0:
+            return False
+        done += best
+    return True
+
+
+def common_prefix(a: bytes, b: bytes) -> int:
+    """Length of the common prefix of two byte strings (of any lengths)."""
+    n = min(len(a), len(b))
+    return n if a[:n] == b[:n] else _common_prefix(a[:n], b[:n])
+
+
+def held_by_history(held: bytes, start: int, written: Mapping[int, Iterable[bytes]]) -> bool:
+    """Whether ``held``, a slave's record at ``start`` (or the beginning of one, at the end
+    of its log), is bytes masters wrote there: a record some master wrote at ``start``, or
+    its beginning; or the beginning of one followed by bytes another master wrote at the
+    offsets after it. The classic slave goes on from its own end with whatever master it
+    has, and an end inside a record makes such a *spliced* record (upstream's HAClient
+    checks only that a frame starts at its end): its divergence, not a corruption."""
+    records = written.get(start, ())
+    if any(r[:len(held)] == held for r in records):
+        return True
+    k = max((common_prefix(r, held) for r in records), default=0)
+    return k > 0 and written_bytes(held[k:], start + k, written)
+
+
 def unwritten_record(view, start: int, end: int, written: Mapping[int, Iterable[bytes]]) -> tuple[int | None, int]:
     """Walk ``view``'s whole records in ``[start, end)`` (``start`` a record boundary):
     (the start of the first one no master wrote there, or None; how far the walk got).
@@ -98,7 +139,7 @@ def unwritten_record(view, start: int, end: int, written: Mapping[int, Iterable[
         if head is None or head[0] < 8 or pos + head[0] > view.max_offset:
             return None, pos
         record = bytes(data[pos - base:pos - base + head[0]])
-        if record not in written.get(pos, ()):
+        if record not in written.get(pos, ()) and not held_by_history(record, pos, written):
             return pos, pos
         pos += head[0]
     return None, pos
@@ -106,13 +147,13 @@ def unwritten_record(view, start: int, end: int, written: Mapping[int, Iterable[
 
 def explain_divergence(slave, at: int, written: Mapping[int, Iterable[bytes]], file_size: int) -> bool:
     """Whether the slave's bytes at ``at`` (where it first differs from its master) are a
-    record, or the beginning of one, that some master wrote at that offset (``written``:
-    start offset -> records written there by any master)."""
+    record, or the beginning of one, that masters wrote at that offset (``written``:
+    start offset -> records written there by any master; ``held_by_history``)."""
     found = record_at(slave, at, file_size)
     if found is None:
         return False
     start, held = found
-    return any(r[:len(held)] == held for r in written.get(start, ()))
+    return held_by_history(held, start, written)
 
 
 def positioned_past_master(slave, master, written: Mapping[int, Iterable[bytes]]) -> bool:
