@@ -6,7 +6,7 @@ Steps, besides those every scenario understands (``conformance/scenarios/base.py
 | step | meaning |
 |---|---|
 | ``failover N`` | N becomes master of the next epoch; every other live replica becomes its slave |
-| ``write [COUNT]`` | a client writes COUNT (default 1) messages at the current master |
+| ``write [COUNT [N]]`` | a client writes COUNT (default 1) messages at the current master, or at N whatever its role (a producer with a stale route: a replica that is not master must refuse) |
 | ``expect epochs N e@s ...`` | N's epoch file, e.g. ``expect epochs r2 1@0 3@40`` |
 | ``expect max N OFFSET`` | N's log ends at OFFSET |
 | ``expect acknowledged COUNT`` | exactly COUNT messages were acknowledged so far |
@@ -26,7 +26,7 @@ from conformance.errors import UserError
 from conformance.faults import faults_of
 from conformance.inputs import whole_number
 from conformance.scenarios.base import MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
-from conformance.scenarios.edits import lossy_net, overlay, stretch_of
+from conformance.scenarios.edits import lossy_net, overlay, probed, stretch_of
 from conformance.script import Script, Step
 from conformance.targets import ScenarioTargets, resolve_targets
 from results.runresult import Metric, RunConfig
@@ -206,11 +206,13 @@ class TruncationCluster(SimCluster):
 
     def step_write(self, step: Step) -> None:
         count = self.int_arg(step, 0, 1, 1, MAX_WRITE_BURST)
-        if self.master is None:
+        # a producer with a stale route writes to the replica it names, whatever its role
+        target = self.node_arg(step, 1) if len(step.args) > 1 else self.master
+        if target is None:
             return
         for _ in range(count):
             self.written += 1
-            self.sim.client(self.master, ClientWrite(f"w{self.written}"))
+            self.sim.client(target, ClientWrite(f"w{self.written}"))
 
     # ------------------------------------------------------------------ expectations
 
@@ -305,7 +307,8 @@ HEALING_END = len(healing_end("r1"))
 # The search's edits (docs/performance.md, "The truncation search"): a cut-off master three
 # times and a failover twice as often as each of the others, waits on the HA connection's own scale
 # (flush every 500 ms, a retry after 200 ms) rather than the seconds a DLedger election takes
-EDITS = ("splice", "cut", "lossy", "down", "isolate", "isolate", "isolate", "failover", "failover", "overlay")
+EDITS = ("splice", "cut", "lossy", "down", "isolate", "isolate", "isolate", "failover", "failover", "overlay",
+         "probe")
 WAITS_MS = (50, 200, 500, 1500)
 
 
@@ -317,7 +320,8 @@ def mutate_truncation_script(script: Script, config: RunConfig, rng: random.Rand
     from it; cut the master of that moment off, let it take writes nobody else gets, fail
     over to another replica and write there (the old master comes back holding a longer
     log of an older epoch: what ``slave_handshake`` truncates); put a stretch of the run
-    (half the time its whole fault phase) under a lossy network or a partition; a
+    (half the time its whole fault phase) under a lossy network or a partition, or have
+    producers with stale routes write to every replica after each of its waits; a
     failover with writes (``EDITS``: how often each). The opening and the healing end
     stay, and no failover names a replica that is down there
     (``_failovers_to_live_replicas``)."""
@@ -358,6 +362,11 @@ def mutate_truncation_script(script: Script, config: RunConfig, rng: random.Rand
             new = rng.choice([x for x in nodes if x != old])
             phase[at:at] = [Step("partition", (old,)), *writes(), Step("run", (str(rng.choice((50, 300, 1000))),)),
                             Step("failover", (new,)), *writes(), wait(), Step("heal")]
+        elif op == "probe":
+            # producers with stale routes: after every wait of a stretch, a write to each
+            # replica whatever its role, so that each state a replica passes through meets one
+            start, stop = stretch_of(rng, len(phase))
+            phase[start:stop] = probed(phase[start:stop], nodes)
         elif op == "overlay":
             start, stop = stretch_of(rng, len(phase))
             if rng.random() < 0.5:

@@ -232,3 +232,17 @@ def test_a_truncation_campaign_searches():
     assert any(r.config.origin for r in results), "no run mutated a corpus script"
     assert all(r.verdict == "pass" for r in results), [r.first_violation for r in results]
     assert all(reached(r) for r in results)
+
+
+def test_a_producer_with_a_stale_route_writes_to_the_replica_it_names():
+    """``write COUNT N``: a slave refuses the write; the master's writes are acknowledged
+    as before."""
+    config = next(plan_configs("t", 1, 0, "truncation", group_sizes=(3,), fault_mixes=("mixed",)))
+    script = script_for(config).with_steps((
+        Step("run", ("50",)), Step("failover", ("r1",)), Step("write", ("2",)), Step("run", ("500",)),
+        Step("write", ("1", "r2")), Step("run", ("100",)), Step("write", ("1", "r1")),
+        Step("run", ("500",)), Step("expect", ("acknowledged", "3"))))
+    ex = execute(script, "reference", record_trace=False)
+    assert not ex.error and not ex.cluster.violations
+    assert ex.cluster.coverage[("client_write", "NOT_MASTER")] == 1
+    assert ex.cluster.coverage[("client_write", "APPENDED")] == 3
