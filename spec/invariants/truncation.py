@@ -13,10 +13,11 @@ records: duck-typed here so that spec/ does not import reference/).
 """
 from __future__ import annotations
 
+import bisect
 from typing import Iterable, Mapping
 
 from spec.invariants import Violation
-from spec.truncation.epoch_file import find_entry_by_offset, well_formed
+from spec.truncation.epoch_file import covered, well_formed
 
 INVARIANTS: dict[str, str] = {
     "prefix-agreement": "after every handshake the slave's log equals the master's below the consistent point",
@@ -48,8 +49,11 @@ def check_epoch_file(view) -> Violation | None:
 
 
 def check_positions_covered(view) -> Violation | None:
+    ranges = covered(view.epoch_file)
+    starts = [start for start, _ in ranges]
     for offset, _, _ in view.log:
-        if find_entry_by_offset(view.epoch_file, offset) is None:
+        i = bisect.bisect_right(starts, offset) - 1
+        if i < 0 or offset >= ranges[i][1]:  # no entry covers it: find_entry_by_offset finds none
             return Violation("positions-covered",
                              f"{view.node_id} holds a message at {offset} that no epoch entry covers "
                              f"({view.epoch_file.render()})", view.node_id)

@@ -145,6 +145,23 @@ def find_entry_by_offset(f: EpochFile, offset: int) -> EpochEntry | None:
     return None
 
 
+def covered(f: EpochFile) -> tuple[tuple[int, int], ...]:
+    """The offsets some entry covers (start <= offset < end, as ``find_entry_by_offset``
+    finds one), as sorted disjoint ranges [start, end): a log's positions are checked
+    against them at once instead of one search of the entries each."""
+    a = f.arrays()
+    ranges = sorted((e.start_offset, entry_end(a, i, PY)) for i, e in enumerate(f.entries))
+    merged: list[tuple[int, int]] = []
+    for start, end in ranges:
+        if start >= end:
+            continue  # (an empty entry covers nothing)
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return tuple(merged)
+
+
 def next_entry(f: EpochFile, epoch: int) -> EpochEntry | None:
     """The entry with the smallest epoch greater than ``epoch``."""
     return next((e for e in f.entries if e.epoch > epoch), None)

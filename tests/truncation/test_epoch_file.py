@@ -7,8 +7,10 @@ from spec.truncation.algebra import PY, UPSTREAM_EMPTY_EPOCH, EpochArrays, Varia
 from spec.truncation.epoch_file import (
     NO_POINT,
     AppendOutcome,
+    EpochEntry,
     EpochFile,
     append,
+    covered,
     end_offset,
     find_consistent_point,
     find_entry_by_epoch,
@@ -189,3 +191,15 @@ def test_z3_terms_and_python_agree_on_the_same_definition(local, lmax, master, m
                                      z3.IntVal(m))
     term = find_consistent_point_arrays(as_z3(local, lmax), as_z3(master, mmax), Z3, variant)
     assert z3.simplify(term).as_long() == py
+
+
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 60)), max_size=5),
+       st.one_of(st.none(), st.integers(0, 70)))
+def test_covered_ranges_are_exactly_the_offsets_an_entry_covers(entries, last_end):
+    # any file, well-formed or not (a mutant's): the ranges hold an offset exactly when
+    # find_entry_by_offset finds an entry for it
+    f = EpochFile(tuple(EpochEntry(e, s) for e, s in entries), last_end if entries else None)
+    ranges = covered(f)
+    assert all(a < b for a, b in ranges) and all(b < c for (_, b), (c, _) in zip(ranges, ranges[1:]))
+    for offset in range(-1, 75):
+        assert any(a <= offset < b for a, b in ranges) == (find_entry_by_offset(f, offset) is not None), offset
