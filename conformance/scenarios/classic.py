@@ -42,7 +42,7 @@ from conformance.errors import UserError
 from conformance.faults import faults_of
 from conformance.inputs import whole_number
 from conformance.scenarios.base import MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
-from conformance.scenarios.edits import lossy_net, overlay, probed, stretch_of
+from conformance.scenarios.edits import lossy_net, overlay_stretch, probed, stretch_of
 from conformance.script import Script, Step
 from conformance.targets import ScenarioTargets, resolve_targets
 from results.runresult import Metric, RunConfig
@@ -770,12 +770,7 @@ def mutate_classic_script(script: Script, config: RunConfig, rng: random.Random,
             n = rng.choice(nodes)
             phase[at:at] = [Step("crash", (n,)), *writes(), Step("run", (ms,)), Step("restart", (n,))]
         elif op == "overlay":
-            start, stop = stretch_of(rng, len(phase))
-            if rng.random() < 0.5:
-                on, off = lossy_net(rng), Step("net", ("default",))
-            else:
-                on, off = partition(), Step("heal")
-            phase[start:stop] = overlay(phase[start:stop], on, off)
+            overlay_stretch(rng, phase, partition)
         elif op == "probe":
             # producers with stale routes: after every wait of a stretch, a write to each
             # broker whatever its role, so that each state a broker passes through meets one

@@ -44,7 +44,7 @@ from conformance.errors import UserError
 from conformance.faults import faults_of
 from conformance.inputs import whole_number
 from conformance.scenarios.base import MAX_MESSAGE_SIZE, MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
-from conformance.scenarios.edits import after_waits, lossy_net, overlay, probed, stretch_of
+from conformance.scenarios.edits import after_waits, lossy_net, overlay_stretch, probed, stretch_of
 from conformance.script import Script, Step
 from conformance.targets import ScenarioTargets, resolve_targets
 from results.runresult import Metric, RunConfig
@@ -1209,12 +1209,7 @@ def mutate_controller_script(script: Script, config: RunConfig, rng: random.Rand
             # what the run went through (half the time its whole fault phase, else up to a
             # dozen steps), again under a lossy network or a partition: the same situations
             # under another network
-            start, stop = stretch_of(rng, len(phase))
-            if rng.random() < 0.5:
-                on, off = lossy_net(rng), Step("net", ("default",))
-            else:
-                on, off = Step("partition", tuple(rng.sample(nodes, rng.randint(1, 3)))), Step("heal")
-            phase[start:stop] = overlay(phase[start:stop], on, off)
+            overlay_stretch(rng, phase, lambda: Step("partition", tuple(rng.sample(nodes, rng.randint(1, 3)))))
         elif op == "splice":
             donor = generate_controller_script(attrs.evolve(config, seed=rng.randrange(1 << 31), origin=()),
                                                fault_mixes).steps

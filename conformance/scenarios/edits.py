@@ -47,3 +47,14 @@ def overlay(stretch: list[Step], on: Step, off: Step) -> list[Step]:
         if (step.op, step.args) == (off.op, off.args):
             out.append(on)
     return out + [off]
+
+
+def overlay_stretch(rng: random.Random, phase: list[Step], partition: Callable[[], Step]) -> None:
+    """Put a stretch of ``phase`` (``stretch_of``) under a lossy network or, half the time,
+    the partition ``partition()`` draws (``overlay``), in place."""
+    start, stop = stretch_of(rng, len(phase))
+    if rng.random() < 0.5:
+        on, off = lossy_net(rng), Step("net", ("default",))
+    else:
+        on, off = partition(), Step("heal")
+    phase[start:stop] = overlay(phase[start:stop], on, off)

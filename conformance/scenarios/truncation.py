@@ -26,7 +26,7 @@ from conformance.errors import UserError
 from conformance.faults import faults_of
 from conformance.inputs import whole_number
 from conformance.scenarios.base import MAX_WRITE_BURST, ExpectationFailed, RunSummary, SimCluster
-from conformance.scenarios.edits import lossy_net, overlay, probed, stretch_of
+from conformance.scenarios.edits import lossy_net, overlay_stretch, probed, stretch_of
 from conformance.script import Script, Step
 from conformance.targets import ScenarioTargets, resolve_targets
 from results.runresult import Metric, RunConfig
@@ -368,12 +368,7 @@ def mutate_truncation_script(script: Script, config: RunConfig, rng: random.Rand
             start, stop = stretch_of(rng, len(phase))
             phase[start:stop] = probed(phase[start:stop], nodes)
         elif op == "overlay":
-            start, stop = stretch_of(rng, len(phase))
-            if rng.random() < 0.5:
-                on, off = lossy_net(rng), Step("net", ("default",))
-            else:
-                on, off = partition(), Step("heal")
-            phase[start:stop] = overlay(phase[start:stop], on, off)
+            overlay_stretch(rng, phase, partition)
         else:  # failover
             phase[at:at] = [Step("failover", (rng.choice(nodes),)), *writes()]
     phase = _failovers_to_live_replicas(head + phase, nodes, rng)[OPENING:]
