@@ -329,8 +329,12 @@ def adapter_info(adapter: str, scenario: str, profile: str | None) -> dict:
     return describe_adapter(adapter, scenario, profile)
 
 
-def new_manifest(spec: CampaignSpec, chunks: Sequence[Chunk]) -> dict:
+def new_manifest(spec: CampaignSpec, chunks: Sequence[Chunk], adapters: dict | None = None) -> dict:
+    """The campaign's manifest; ``adapters``: each adapter's ``adapter_info`` when already
+    taken (a DLedger fingerprint costs seconds: ``_validate`` takes it once)."""
     scenario = get_scenario(spec.scenario)
+    if adapters is None:
+        adapters = {a: adapter_info(a, spec.scenario, spec.profile) for a in spec.adapters}
     return {
         "campaign": spec.campaign,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -338,7 +342,7 @@ def new_manifest(spec: CampaignSpec, chunks: Sequence[Chunk]) -> dict:
         "working_directory": os.getcwd(),  # where a stdio: command's relative paths resolve
         "spec": spec.to_json(),
         "chunks": [c.id for c in chunks],
-        "adapters": {a: adapter_info(a, spec.scenario, spec.profile) for a in spec.adapters},
+        "adapters": adapters,
         "properties": {spec.scenario: list(scenario.properties)},
         "outcomes": {spec.scenario: {k: list(v) for k, v in scenario.outcomes.items()}},
         "abstract_states": {spec.scenario: list(scenario.abstract_universe)},
@@ -358,7 +362,9 @@ def scenario_known_differences(spec: CampaignSpec) -> dict:
 # ---------------------------------------------------------------- drivers
 
 
-def _validate(spec: CampaignSpec) -> None:
+def _validate(spec: CampaignSpec) -> dict:
+    """Bad settings are a one-line error before any work; returns each adapter's
+    ``adapter_info`` (resolving an adapter is how a bad one is found)."""
     get_scenario(spec.scenario).profile(spec.profile)
     if spec.runs < 1:
         raise UserError("--runs must be at least 1")
@@ -371,8 +377,8 @@ def _validate(spec: CampaignSpec) -> None:
     if not spec.group_sizes or not spec.fault_mixes:
         raise UserError("at least one --group-size and one --fault-mix are needed")
     check_fault_mixes(spec.fault_mixes)
-    for a in spec.adapters:  # resolve now: a bad adapter is a one-line error before any work
-        adapter_info(a, spec.scenario, spec.profile)
+    # resolve now: a bad adapter is a one-line error before any work
+    adapters = {a: adapter_info(a, spec.scenario, spec.profile) for a in spec.adapters}
     # generate one script per group size: the scenario's own checks (group size bounds,
     # ...) fail here in one line rather than inside every executor
     scenario = get_scenario(spec.scenario)
@@ -380,6 +386,7 @@ def _validate(spec: CampaignSpec) -> None:
         scenario.generate(RunConfig(spec.campaign, spec.first_seed, spec.adapters[0], spec.scenario,
                                     spec.profile or scenario.default_profile, size, spec.fault_mixes[0],
                                     spec.duration_ms))
+    return adapters
 
 
 def prepare(out: Path, spec: CampaignSpec | None, resume: bool) -> tuple[CampaignSpec, list[Chunk]]:
@@ -399,12 +406,12 @@ def prepare(out: Path, spec: CampaignSpec | None, resume: bool) -> tuple[Campaig
         return stored, [c for c in plan_chunks(stored) if c.id not in done]
     if spec is None:
         raise UserError("no campaign settings given")
-    _validate(spec)
+    adapters = _validate(spec)
     if out.exists() and any(out.iterdir()):
         raise UserError(f"{out}: already exists and is not empty (use --resume to finish it, or a new --out)")
     out.mkdir(parents=True, exist_ok=True)
     chunks = plan_chunks(spec)
-    io.write_manifest(out, new_manifest(spec, chunks))
+    io.write_manifest(out, new_manifest(spec, chunks, adapters))
     return spec, chunks
 
 

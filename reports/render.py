@@ -313,7 +313,9 @@ def render(data: dict[str, Any], out_dir: str | Path, stage: Callable[[str], Non
                  "live leaders; in the controller stack a broker's role, fencing, SyncStateSet membership, epoch "
                  "and log relative to the recorded master, the set's shape; in a classic master/slave group a "
                  "broker's role, flush, link (connections, acks, reports) and log relative to the configured "
-                 "master, the live masters; with what it handled and the network. "
+                 "master, the live masters; in a group of broker replicas a replica's role, flush, link, epoch, "
+                 "and epoch file and log relative to the current master's, the live masters; with what it "
+                 "handled and the network. "
                  "The campaign steers towards new ones; how many it reached, how that grew over the runs, and "
                  "which node states no run reached:")
         for a in data["abstract"]:
