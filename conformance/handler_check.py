@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from adapters import colocated_with
 from adapters.errors import AdapterError
 from adapters.protocol import Unsupported
+from conformance import draw_cache
 from conformance.differential import Disagreement, compare, judged_profile, render_call
 from conformance.strategies import ARGUMENTS, strata
 
@@ -33,7 +34,16 @@ def draw_samples(operation: str, count: int) -> tuple[dict, ...]:
     """About ``count`` arguments of ``operation``, the same on every run: split across the
     operation's strata (each aim of its generator: every row, every comparison's edge) as the
     differential tests split them, at least one from each. (Kept: every judge in a process
-    asks the same questions, drawn once.)"""
+    asks the same questions, drawn once; and on disk, ``conformance/draw_cache.py``.)"""
+    cached = draw_cache.load(operation, count)
+    if cached is not None:
+        return cached
+    drawn = _draw(operation, count)
+    draw_cache.store(operation, count, drawn)
+    return drawn
+
+
+def _draw(operation: str, count: int) -> tuple[dict, ...]:
     drawn: list[dict] = []
     aims = strata(operation)
     for strategy in aims.values():
