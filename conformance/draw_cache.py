@@ -57,12 +57,23 @@ def _entry(operation: str, count: int) -> str:
     return f"{operation}:{count}"
 
 
+_parsed: dict[Path, tuple[tuple[int, int], dict]] = {}  # path -> ((mtime, size), its document)
+
+
 def _read(path: Path) -> dict:
+    """The cache file's document, parsed once per version of the file (a fingerprint loads
+    one entry per operation, and the file holds them all: a few megabytes of JSON)."""
     try:
+        stat = path.stat()
+        seen = _parsed.get(path)
+        if seen is not None and seen[0] == (stat.st_mtime_ns, stat.st_size):
+            return seen[1]
         doc = json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
-    return doc if isinstance(doc, dict) else {}
+    doc = doc if isinstance(doc, dict) else {}
+    _parsed[path] = ((stat.st_mtime_ns, stat.st_size), doc)
+    return doc
 
 
 def _encode(drawn: tuple[dict, ...]) -> list[dict]:
@@ -109,7 +120,7 @@ def store(operation: str, count: int, drawn: tuple[dict, ...]) -> None:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        doc = _read(path)
+        doc = dict(_read(path))  # (the parsed document stays as the file holds it)
         doc[_entry(operation, count)] = encoded
         with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".tmp", delete=False) as f:
             temporary = f.name
