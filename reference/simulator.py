@@ -200,8 +200,19 @@ class Simulator:
         manual: bool = False,
         record_trace: bool = True,
         observers: Iterable[Callable[..., None]] = (),
+        connections: bool = False,
     ):
         self.seed = seed
+        # True: nodes talk over connections (TCP, as DLedger, RocketMQ's HA and its
+        # remoting do), which die with either end. A message reaches only the incarnation
+        # it was sent to (nothing sent to a down node arrives; a reply to a request of a
+        # node's earlier life never reaches its next one), and what a node sent before it
+        # crashed still arrives while it is down (it was on the wire), not once it lives
+        # again (the peer's answer would go to the dead connection). Every message this
+        # drops could have been lost anyway, so no behaviour is added. False: datagrams,
+        # which outlive a restart (PySyncObj over UDP; a node that models its own
+        # connections, as pysyncobj:tcp does).
+        self.connections = connections
         self.node_ids = tuple(node_ids)
         self.factory = factory
         self.net = net
@@ -412,16 +423,28 @@ class Simulator:
             return
         copies = 2 if net.duplicate and rng.random() < net.duplicate else 1
         extra = self.slow.get((m.src, m.dst)) if self.slow else None  # (no lookup on the usual path)
+        if self.connections:  # (a node not yet booted takes connections when it boots)
+            life = self.incarnation[m.dst]
+            sent = (m, self.incarnation.get(m.src, 0), -1 if self.nodes[m.dst] is None and life else life)
+        else:
+            sent = m
         for _ in range(copies):
             delay = rng.randint(net.min_delay_ms, net.max_delay_ms)
             if extra is not None:  # drawn only while a slowdown is on: other traces are unchanged
                 delay += rng.randint(*extra)
-            self._schedule(self.now + delay, _DELIVER, m)
+            self._schedule(self.now + delay, _DELIVER, sent)
         if copies == 2:
             self._emit("duplicate", m.src, m)
 
-    def _deliver(self, m: Message) -> None:
-        """Deliver ``m`` now, in the activation begun for it."""
+    def _deliver(self, m: Message | tuple[Message, int, int]) -> None:
+        """Deliver ``m`` now, in the activation begun for it (with connections: ``m``, and
+        the incarnations of its sender and receiver when it was sent)."""
+        if type(m) is tuple:
+            m, src_life, dst_life = m
+            if self.incarnation[m.dst] != dst_life or (
+                    self.incarnation.get(m.src, src_life) != src_life and self.nodes[m.src] is not None):
+                self._emit("drop", m.dst, m)  # its connection died with one of its ends
+                return
         node = self.nodes.get(m.dst)
         if node is None or not self.link_up(m.src, m.dst):
             self._emit("drop", m.dst, m)
@@ -498,6 +521,10 @@ class Simulator:
         self._chain_of[node_id] = None
         self.incarnation[node_id] += 1
         self._emit("crash", node_id)
+        if self.connections and self.in_flight:  # (manual mode) its connections are gone
+            for m in [m for m in self.in_flight if node_id in (m.src, m.dst)]:
+                self.in_flight.remove(m)
+                self._emit("drop", m.dst, m)
         self._after(node_id)
 
     def restart(self, node_id: str) -> None:

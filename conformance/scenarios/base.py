@@ -99,6 +99,9 @@ class SimCluster:
 
     scenario = "?"
     full_check = False
+    # the nodes talk over connections that die with either end (TCP: DLedger, RocketMQ's
+    # HA and remoting); False: datagrams that outlive a restart (reference.simulator)
+    connections = True
     # a campaign's run stops this long (simulated ms) after its first violation
     # (conformance.campaign.HALT_AFTER_VIOLATION_MS); None: it runs every step
     halt_after_violation_ms: int | None = None
@@ -131,6 +134,7 @@ class SimCluster:
             manual=script.manual,
             record_trace=self.record_trace,
             observers=tuple(observers),
+            connections=self.connections,
         )
 
     # ------------------------------------------------------------------ results

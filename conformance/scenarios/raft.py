@@ -24,6 +24,9 @@ class RaftCluster(DLedgerCluster):
     invariants = inv
     finding_name = None  # Raft is judged strictly: a committed entry lost is a violation
     client_request = ClientCommand
+    # any Raft, over whatever it speaks: datagrams, which may reach a node's next life
+    # (PySyncObj over UDP); one that holds connections models them (pysyncobj:tcp)
+    connections = False
 
     def __init__(self, script: Script, target: RaftTarget, record_trace: bool = True):
         super().__init__(script, target, record_trace=record_trace)

@@ -144,3 +144,59 @@ def test_slow_step_rejects_a_malformed_window():
         with pytest.raises(UserError, match="slow A B MIN..MAX"):
             execute(parse_script(text.format(bad)), "reference")
     assert not execute(parse_script(text.format("10..20")), "reference").violations
+
+
+@pytest.mark.parametrize("connections", [True, False])
+def test_with_connections_a_message_reaches_only_the_life_it_was_sent_to(connections):
+    """Over connections (TCP: the dledger, controller, truncation and classic scenarios) a
+    message sent to a node that crashes before it arrives is lost, even if the node lives
+    again by then, and one sent while it is down never arrives; what a node sent before it
+    crashed arrives while it is down, not once it lives again. Datagrams (the raft
+    scenario) reach whatever incarnation is up when they land."""
+    sim = Simulator(1, ("a", "b"), Echo, NetConfig(50, 50), connections=connections)
+    sim.run_for(1)
+    sim._send(Message("a", "b", "ping"))  # to b's first life
+    sim.crash("b")
+    sim.restart("b")
+    sim.run_for(60)
+    assert sim.nodes["b"].count == (0 if connections else 1)
+    sim.crash("b")
+    sim._send(Message("a", "b", "ping"))  # to a down node
+    sim.run_for(10)
+    sim.restart("b")
+    sim.run_for(60)
+    assert sim.nodes["b"].count == (0 if connections else 2)
+    sim._send(Message("a", "b", "ping"))  # from a's first life, a down when it lands
+    sim.crash("a")
+    sim.run_for(60)
+    assert sim.nodes["b"].count == (1 if connections else 3)
+    sim._send(Message("b", "a", "ping"))  # b's answer would go to a dead connection (a is down)
+    sim.restart("a")
+    sim.run_for(60)
+    assert sim.nodes["a"].count == (0 if connections else 1)
+    sim._send(Message("a", "b", "ping"))  # from a's second life, which crashes and lives again
+    sim.crash("a")
+    sim.restart("a")
+    sim.run_for(60)
+    assert sim.nodes["b"].count == (1 if connections else 4)
+
+
+def test_a_node_not_yet_booted_takes_its_connections_when_it_boots():
+    sim = Simulator(1, ("a", "b"), Echo, NetConfig(5, 5), boot_at={"a": 0, "b": 100}, connections=True)
+    sim.run_for(1)
+    sim._send(Message("a", "b", "ping"))
+    sim.run_for(200)
+    assert sim.nodes["b"].count == 0  # it landed before b booted: lost
+    sim2 = Simulator(1, ("a", "b"), Echo, NetConfig(150, 150), boot_at={"a": 0, "b": 100}, connections=True)
+    sim2.run_for(1)
+    sim2._send(Message("a", "b", "ping"))
+    sim2.run_for(200)
+    assert sim2.nodes["b"].count == 1
+
+
+def test_the_tcp_scenarios_run_over_connections_and_raft_over_datagrams():
+    def cluster(name):
+        script = get_scenario(name).generate(RunConfig("c", 1, "reference", name, None, 3, "none", 1_000))
+        return execute(script, "reference", record_trace=False).cluster
+    assert {n: cluster(n).sim.connections for n in ("dledger", "controller", "truncation", "classic", "raft")} == \
+        {"dledger": True, "controller": True, "truncation": True, "classic": True, "raft": False}
