@@ -3,7 +3,10 @@
 tests/fixtures/js/dledger_node.js is a DLedger node written in JavaScript from the
 protocol's semantics, with plausible single slips (``--slip NAME``: the kind a port makes
 in vote counting, log appends, truncation, the commit watermark, durability or the
-lease). For the correct node and each slip, this runs the default check's campaign
+lease); tests/fixtures/js/replica_node.js is a RocketMQ 5 broker replica (node kind
+``replica``, the ``truncation`` scenario) written the same way, with slips in the
+handshake's comparison and cut, role changes, batches, confirmOffset and durability
+(``--node replica``). For the correct node and each slip, this runs the default check's campaign
 (``rmqha check``'s settings: its runs, seeds, group sizes, fault mixes and search, wave
 after wave) in its order, stops at the first failing run (the campaign's verdict is then *not conformant*
 whatever the later runs say), and shrinks that failure with the default budget. Prints,
@@ -11,7 +14,7 @@ per slip, the run that caught it and the property, the CPU seconds to get there 
 process's and the implementation's), and the shrink's time against the target (median <=
 5 s per CPU-second), with the machine's load.
 
-    python benchmarks/slips.py [--slip NAME ...] [--runs 200]
+    python benchmarks/slips.py [--node dledger|replica] [--slip NAME ...] [--runs 200] [--scripts DIR]
 
 Needs ``node`` on the PATH. A slip not caught in ``--runs`` runs is a MISS.
 """
@@ -36,7 +39,12 @@ from conformance.campaign import DEFAULT_SHRINK, run_one, shrink_result  # noqa:
 from conformance.search import SearchState  # noqa: E402
 from conformance.spark_campaign import chunk_configs, earlier_chunks, plan_waves, search_chunk  # noqa: E402
 
-NODE = ROOT / "tests" / "fixtures" / "js" / "dledger_node.js"
+# --node NAME -> (the fixture, the scenario its default check runs)
+NODES = {
+    "dledger": (ROOT / "tests" / "fixtures" / "js" / "dledger_node.js", "dledger"),
+    "replica": (ROOT / "tests" / "fixtures" / "js" / "replica_node.js", "truncation"),
+}
+NODE, SCENARIO = NODES["dledger"]
 TARGET_SHRINK_MEDIAN_S = 5.0
 
 
@@ -51,15 +59,21 @@ def load() -> str:
     return "load average %.2f %.2f %.2f" % os.getloadavg()
 
 
-def slips() -> list[str]:
+def slips(node: Path = NODE) -> list[str]:
     """The slips the fixture declares (its SLIPS table)."""
-    return re.findall(r"^\s+'([a-z0-9-]+)': '", NODE.read_text(), re.M)
+    return re.findall(r"^\s+'([a-z0-9-]+)': '", node.read_text(), re.M)
 
 
-def first_failure(adapter: str, runs: int):
+def node_command(node: Path) -> str:
+    """How the adapter names the fixture: relative to the repository when run from it (so
+    a written script's ``adapter`` line replays from a checkout anywhere), else absolute."""
+    return str(node.relative_to(ROOT)) if Path.cwd().resolve() == ROOT else str(node)
+
+
+def first_failure(adapter: str, runs: int, scenario: str = SCENARIO):
     """(runs taken, the first failing result or None, CPU seconds) over the default
-    check's campaign, in its order."""
-    args = build_parser().parse_args(["check", "--adapter", adapter, "--runs", str(runs)])
+    check's campaign of ``scenario``, in its order."""
+    args = build_parser().parse_args(["check", "--adapter", adapter, "--runs", str(runs), "--scenario", scenario])
     spec = run_command.campaign_spec_from(args)
     cpu = cpu_seconds()
     taken = 0
@@ -83,6 +97,9 @@ def first_failure(adapter: str, runs: int):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--node", choices=sorted(NODES), default="dledger",
+                    help="which JS fixture: dledger (dledger_node.js, scenario dledger) or replica (replica_node.js, "
+                         "scenario truncation) (default: %(default)s)")
     ap.add_argument("--slip", action="append", default=None, help="slips to try (default: every one, and the correct node)")
     ap.add_argument("--runs", type=int, default=run_command.DEFAULTS["runs"], help="the campaign's runs (default: check's)")
     ap.add_argument("--scripts", type=Path, default=None,
@@ -91,13 +108,14 @@ def main() -> int:
     if shutil.which("node") is None:
         print("node is not installed: nothing to measure", file=sys.stderr)
         return 2
-    names = args.slip or [""] + slips()
-    print(f"default check campaign ({args.runs} runs) against {NODE.relative_to(ROOT)}; {load()}")
+    node, scenario = NODES[args.node]
+    names = args.slip or [""] + slips(node)
+    print(f"default check campaign ({args.runs} runs, scenario {scenario}) against {node.relative_to(ROOT)}; {load()}")
     print(f"{'slip':26s} {'caught by':44s} {'run':>5s} {'cpu s':>7s} {'shrink cpu s':>12s} {'wall s':>7s} {'steps':>12s}")
     shrinks, walls, missed = [], [], []
     for name in names:
-        adapter = f"stdio:node {NODE}" + (f" --slip {name}" if name else "")
-        taken, failure, cpu = first_failure(adapter, args.runs)
+        adapter = f"stdio:node {node_command(node)}" + (f" --slip {name}" if name else "")
+        taken, failure, cpu = first_failure(adapter, args.runs, scenario)
         label = name or "(correct node)"
         if failure is None:
             verdict = "passed every run" if not name else "MISS: passed every run"
