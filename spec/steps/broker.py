@@ -16,7 +16,7 @@ against ``spec.broker`` (the default ``BrokerRules`` with the broker's own
 | ``next_batch`` | a batch a broker sends comes from a master in its masterEpoch, starts at the slave's latest report on its connection, announces the master's confirmOffset, and is labelled, cut and filled with the master's own messages as ``next_batch`` labels and cuts it (its size is free; the replicas' judgement, ``spec/steps/replica.misbatched``) |
 | ``flushed_for_transfer`` | by the end of a step in which a master sends a slave a batch, it has flushed the batch (a master ships only what it has flushed: docs/truncation.md) |
 | ``handshake`` | a master answers only a handshake of its masterEpoch, with its max offset and every epoch entry; a slave hand-shaking with its master truncates its log and epoch file to ``slave_handshake``'s consistent point and reports its max offset, or, with no consistent point, keeps both and does not report (the replicas' judgement, ``misshaken``) |
-| ``on_transfer_header`` | a slave in the transfer with its master appends a batch at its max offset and records its epoch as ``on_transfer_header`` says (confirmOffset included) and reports; a batch elsewhere appends nothing (the connection drops); a keep-alive or a batch delivered twice may be ignored (``misapplied``) |
+| ``on_transfer_header`` | a slave in the transfer with its master appends a batch at its max offset and records its epoch as ``on_transfer_header`` says (confirmOffset included) and reports it once flushed (``flushed_for_report``); a batch elsewhere appends nothing (the connection drops); a keep-alive or a batch delivered twice may be ignored (``misapplied``) |
 
 Hidden state rebuilt from the inputs: the slaves connected to a master (``HandshakeRequest``:
 broker id, async learner) and the highest ack each reported (``SlaveReport``) in the
@@ -264,13 +264,14 @@ class BrokerSteps(NodeSteps):
 
             dropped, expected = misapplied(role.master_epoch, before.epoch_file, before.max_offset,
                                            before.confirm_offset, payload, view.epoch_file, view.max_offset,
-                                           view.confirm_offset, appended, None, reports)
+                                           view.confirm_offset, appended, None, reports, view.flushed)
             if expected is not None:
                 out.append(violation("on_transfer_header", event.node,
                                      what + f" (header at {h.offset}, epoch {h.epoch}@{h.epoch_start_offset}, "
                                      f"{h.size} bytes)", expected,
                                      f"max {view.max_offset}, epochs {view.epoch_file.render()}, confirm offset "
-                                     f"{view.confirm_offset}, reports {[x.max_offset for x in reports]}"))
+                                     f"{view.confirm_offset}, reports {[x.max_offset for x in reports]}, "
+                                     f"flushed {view.flushed}"))
             if dropped:
                 node.transfer = None
         elif following is not None and _following(view) == following and \

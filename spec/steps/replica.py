@@ -10,7 +10,7 @@ and ``spec/broker/confirm_offset.py``, and returns the violations. What it judge
 | ``role_change`` | ``BecomeMaster`` / ``BecomeSlave`` | the role, epoch and epoch file after are ``change_to_master``'s (the epoch recorded at the log's end, epochs from it dropped) or ``change_to_slave``'s; an older epoch is refused and changes nothing; the log is untouched |
 | ``handshake`` | ``HandshakeRequest`` at a master, ``HandshakeResponse`` at a slave | a master of the request's epoch answers with its max offset and every epoch entry; a slave hand-shaking with its master truncates its log and epoch file to ``slave_handshake``'s consistent point and reports its max offset, or, with no consistent point, keeps both and starts over |
 | ``next_batch`` | any step of a master | each batch starts at the slave's ack, carries the master's own messages of one epoch, is labelled and cut as ``next_batch`` labels and cuts it (its size is free), announces the master's confirm offset, and is flushed on the master by the end of the step that sends it (``flushed_for_transfer``) |
-| ``on_transfer_header`` | ``TransferBatch`` at a slave | a batch at the slave's max offset is appended and its epoch recorded as ``on_transfer_header`` says (confirm offset included), and the slave reports; a batch elsewhere drops the connection |
+| ``on_transfer_header`` | ``TransferBatch`` at a slave | a batch at the slave's max offset is appended and its epoch recorded as ``on_transfer_header`` says (confirm offset included), and the slave reports it once flushed (``flushed_for_report``); a batch elsewhere drops the connection |
 | ``confirm_offset`` | ``ClientWrite``, any step of a master | a master appends a client's write at its end in its epoch (a replica that is not master changes nothing); a write is acknowledged only once ``compute_master_confirm_offset`` over every replica's ack passes it |
 
 Freedoms (docs/step-conformance.md): when a slave hand-shakes after becoming slave or
@@ -18,7 +18,7 @@ losing its connection, and when it re-sends its report; how many messages a batc
 carries; empty batches (keep-alives); a batch the network delivered twice (below the
 slave's max offset) may be ignored instead of dropping the connection; when the master
 pushes (one batch in flight or several) and re-sends; when flushes happen, as long as a
-master has flushed what it sends.
+master has flushed what it sends and a slave what it reports of a batch.
 """
 from __future__ import annotations
 
@@ -50,6 +50,7 @@ from spec.truncation.replication import (
     RoleChangeOutcome,
     change_to_master,
     change_to_slave,
+    flushed_for_report,
     flushed_for_transfer,
     next_batch,
     on_transfer_header,
@@ -118,14 +119,16 @@ def misshaken(epoch: int, before_file: EpochFile, before_max: int, r: HandshakeR
 
 def misapplied(epoch: int, before_file: EpochFile, before_max: int, before_confirm: int, b: TransferBatch,
                after_file: EpochFile, after_max: int, after_confirm: int, appended: Callable[[bool], bool],
-               transfer: bool | None, reports: list) -> tuple[bool, str | None]:
+               transfer: bool | None, reports: list, after_flushed: int) -> tuple[bool, str | None]:
     """Whether a slave in the transfer of ``epoch`` dropped the connection on its master's
     batch ``b`` (OFFSET_MISMATCH), and what it should have done instead (None: what
     ``on_transfer_header`` says). ``appended(True)``: whether its log after is its log
     before with the batch's messages; ``appended(False)``: whether it is untouched.
     ``transfer``: whether it is still in the transfer (None: not observable; then a batch
     left alone, nothing appended or reported, counts as dropped: the slave may have dropped
-    the connection on its own timer, which no view shows)."""
+    the connection on its own timer, which no view shows). ``after_flushed``: how far it
+    has flushed by the end of the step (it reports only what it has flushed:
+    ``flushed_for_report``)."""
     h = b.header
     unchanged = appended(False) and after_file.entries == before_file.entries
     if (not b.messages or h.offset < before_max) and unchanged:
@@ -143,10 +146,12 @@ def misapplied(epoch: int, before_file: EpochFile, before_max: int, before_confi
                   for at in (h.epoch_start_offset, max(h.epoch_start_offset, before_max))}
     ok = appended(True) and after_file.entries in files \
         and after_confirm in (d.confirm_offset, max(d.confirm_offset, before_confirm)) \
-        and reports == [SlaveReport(epoch, after_max)]
+        and reports == [SlaveReport(epoch, after_max)] and after_flushed >= flushed_for_report(after_max)
     return False, None if ok else (f"{d.outcome.value}: the batch appended at {h.offset}, epochs "
                                    f"{_entries(d.epoch_file)}, confirm offset {d.confirm_offset}, a report of "
-                                   f"{h.offset + h.size}")
+                                   f"{h.offset + h.size} once flushed to {flushed_for_report(h.offset + h.size)} "
+                                   f"(a slave reports only what it has flushed; upstream's ASYNC_FLUSH slave "
+                                   f"reports its page cache)")
 
 
 PROCEDURES: dict[str, str] = {
@@ -343,13 +348,13 @@ class ReplicaSteps(NodeSteps):
 
         _, expected = misapplied(before.epoch, before.epoch_file, before.max_offset, before.confirm_offset, b,
                                  after.epoch_file, after.max_offset, after.confirm_offset, appended,
-                                 after.slave_state is SlaveState.TRANSFER, reports)
+                                 after.slave_state is SlaveState.TRANSFER, reports, after.flushed)
         if expected is not None:
             out.append(violation("on_transfer_header", e.node,
                                  where + f" (header at {h.offset}, epoch {h.epoch}@{h.epoch_start_offset}, {h.size} bytes)",
                                  expected, f"max {after.max_offset}, epochs {_entries(after.epoch_file)}, confirm offset "
                                  f"{after.confirm_offset}, {after.slave_state.value if after.slave_state else None}, "
-                                 f"reports {[x.max_offset for x in reports]}"))
+                                 f"reports {[x.max_offset for x in reports]}, flushed {after.flushed}"))
         return True
 
     def _batches_sent(self, s: _Replica, e: StepEvent, sent: list, where: str, out: list) -> None:

@@ -422,6 +422,8 @@ def header_batch(offset=10, label=(3, 0), confirm=5, messages=((LogMessage(10, 1
     ("appends_at_its_end", header_batch(), slave_view((A, C), TRUNCATED.epoch_file, confirm=5), [20], []),
     ("appends_but_does_not_report", header_batch(), slave_view((A, C), TRUNCATED.epoch_file, confirm=5), [],
      sp("on_transfer_header")),
+    ("reports_before_flushing", header_batch(),
+     attrs.evolve(slave_view((A, C), TRUNCATED.epoch_file, confirm=5), flushed=10), [20], sp("on_transfer_header")),
     ("appends_another_message", header_batch(), slave_view((A, B), TRUNCATED.epoch_file, confirm=5), [20],
      sp("on_transfer_header")),
     ("confirms_past_the_masters", header_batch(), slave_view((A, C), TRUNCATED.epoch_file, confirm=20), [20],

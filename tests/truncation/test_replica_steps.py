@@ -187,6 +187,8 @@ ROWS = [
      lambda e: view(e, epoch_file=EpochFile()), "on_transfer_header"),
     ("on_transfer_header", "APPEND_AND_RECORD_EPOCH/no report", Set, batch_received, drop(SlaveReport),
      "on_transfer_header"),
+    ("on_transfer_header", "APPEND_AND_RECORD_EPOCH/reported unflushed", Set, batch_received,
+     lambda e: view(e, flushed=0), "on_transfer_header"),
     ("on_transfer_header", "OFFSET_MISMATCH", Set, batch_mismatch, None, OK),
     ("on_transfer_header", "OFFSET_MISMATCH/appended", Set, batch_mismatch,
      lambda e: view(e, log=e.view.log + ((40, 1, "w9"),), max_offset=50, slave_state=SlaveState.TRANSFER),
