@@ -51,6 +51,7 @@ from spec.truncation.replication import (
     RoleChangeOutcome,
     change_to_master,
     change_to_slave,
+    flushed_for_report,
     flushed_for_transfer,
     next_batch,
     on_transfer_header,
@@ -331,7 +332,7 @@ class BrokerReplica(Outbox):
         self.ids.extend(b.ids)
         self.epoch_file = decision.epoch_file
         self.confirm_offset = decision.confirm_offset
-        self._flush()  # a slave acknowledges only what it has flushed
+        self._flush(flushed_for_report(self.max_offset))  # a slave acknowledges only what it has flushed
         self._changed(persist=True)
         self.retry_at = now + RETRY_MS * 5
         self._send(src, SlaveReport(self.epoch, self.max_offset))
