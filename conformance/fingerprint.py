@@ -28,10 +28,9 @@ from conformance import round_inputs
 from conformance.departures import known_departure, known_throw
 from conformance.scenarios.registry import get_scenario
 from conformance.handler_check import OperationVerdict, check_handlers, draw_samples
-from conformance.targets import resolve_targets, role_specs
+from conformance.targets import raft_nodes_are_dledger, resolve_targets, role_specs
 from spec.controller.rules import UnsupportedRequest
 from spec.dledger import candidate, heartbeat
-from spec.dledger.profiles import PROFILES as DLEDGER_PROFILES
 from spec.invariants.dledger import NOT_PROMISED_AS_RAFT
 from spec.dledger.member_state import MemberView
 from spec.dledger.records import (
@@ -299,4 +298,4 @@ def raft_known_differences(profiles: dict) -> list[str]:
     """The Raft invariants an implementation's ``raft`` nodes are known not to promise:
     those of DLedger (``NOT_PROMISED_AS_RAFT``) when its hello says they are DLedger nodes
     seen as Raft nodes (``"profiles": {"raft": "dledger-0.4"}``); none for a generic Raft."""
-    return list(NOT_PROMISED_AS_RAFT) if profiles.get("raft") in DLEDGER_PROFILES else []
+    return list(NOT_PROMISED_AS_RAFT) if raft_nodes_are_dledger(profiles) else []

@@ -348,6 +348,15 @@ class RaftTarget:
     make_node: Callable[..., Any]
     profile: Any = None  # a generic Raft has no spec profile
     link_faults: bool = False  # its nodes hold connections of their own and take LinkFaults
+    # its nodes are DLedger nodes (``raft_nodes_are_dledger``), which talk over TCP: the
+    # simulator carries their messages over connections (reference/simulator.py)
+    connections: bool = False
+
+
+def raft_nodes_are_dledger(profiles: dict) -> bool:
+    """Whether an implementation's hello says its ``raft`` nodes are DLedger nodes seen as
+    Raft nodes (``"profiles": {"raft": "dledger-0.4"}``, as rmqha's reference declares)."""
+    return profiles.get("raft") in PROFILES
 
 
 def raft_target(adapter: str) -> RaftTarget:
@@ -355,4 +364,5 @@ def raft_target(adapter: str) -> RaftTarget:
     connected, make_node = _remote_nodes(adapter, "raft", "raft", "raft")
     bound = connected.info.liveness_bound_ms.get("raft", DEFAULT_RAFT_LIVENESS_MS)
     return RaftTarget(adapter, connected.info.implementation, connected.info.version, bound, make_node,
-                      link_faults="raft" in connected.info.link_faults)
+                      link_faults="raft" in connected.info.link_faults,
+                      connections=raft_nodes_are_dledger(connected.info.profiles))

@@ -25,10 +25,12 @@ class RaftCluster(DLedgerCluster):
     finding_name = None  # Raft is judged strictly: a committed entry lost is a violation
     client_request = ClientCommand
     # any Raft, over whatever it speaks: datagrams, which may reach a node's next life
-    # (PySyncObj over UDP); one that holds connections models them (pysyncobj:tcp)
+    # (PySyncObj over UDP; one that holds connections models them, pysyncobj:tcp), unless
+    # its hello says its nodes are DLedger nodes (TCP, as in the dledger scenario)
     connections = False
 
     def __init__(self, script: Script, target: RaftTarget, record_trace: bool = True):
+        self.connections = target.connections
         super().__init__(script, target, record_trace=record_trace)
 
     def new_history(self):
