@@ -231,7 +231,9 @@ class ReplicaSteps(NodeSteps):
             elif isinstance(p, ClientWrite):
                 handled = self._write(s, e, p, where, out)
         if not handled and (after.log != before.log or after.epoch_file.entries != before.epoch_file.entries):
-            procedure = "confirm_offset" if before.role is ReplicaRole.MASTER else "on_transfer_header"
+            # a write changes nothing at a replica that is not master (confirm_offset's rule)
+            procedure = "confirm_offset" if before.role is ReplicaRole.MASTER or \
+                (e.input == MESSAGE and isinstance(p, ClientWrite)) else "on_transfer_header"
             self.judged[procedure] += 1
             out.append(violation(procedure, e.node, where,
                                  f"its log and epoch file unchanged ({_entries(before.epoch_file)}, max {before.max_offset})",

@@ -199,6 +199,9 @@ ROWS = [
      lambda e: view(e, log=((0, 7, "w1"),)), "confirm_offset"),
     ("confirm_offset", "write at the master/acknowledged at once", Set, write_at_master, _ack, "confirm_offset"),
     ("confirm_offset", "write at a slave", Set, write_at_slave, None, OK),
+    ("confirm_offset", "write at a slave/appended", Set, write_at_slave,
+     lambda e: view(e, log=e.view.log + ((e.view.max_offset, 1, "w1"),), max_offset=e.view.max_offset + 10),
+     "confirm_offset"),
     ("confirm_offset", "acknowledged once every replica holds it", Set, ack_after_report, None, OK),
 ]
 
