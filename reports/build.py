@@ -390,8 +390,7 @@ def collate(results_dir: str | Path, engine, validated: tuple[dict, list[Committ
                 cell = "error"
             else:
                 cell = "pass"
-            known = (prop in manifest.get("known_profile_differences", {}).get(a["profile"], [])
-                     or prop in (manifest["adapters"].get(adapter) or {}).get("known_differences", []))
+            known = known_difference(manifest, adapter, a["profile"], prop)
             matrix.append({
                 "adapter": adapter, "implementation": a["implementation"], "property": prop, "cell": cell,
                 "runs": max(judged, 0), "violations": fails, "errors": a["error"], "not_applicable": na,
@@ -568,6 +567,14 @@ def _violates(violated: list[str], preceded: set[str]) -> str:
         return f"violates {', '.join(violated)}"
     return (f"violates {', '.join(first)}; and, each after another violation in its counterexample, "
             f"{', '.join(after)}")
+
+
+def known_difference(manifest: dict, adapter: str, profile: str | None, prop: str) -> bool:
+    """Whether ``prop`` is a difference the campaign knew of for ``adapter`` (its profile's,
+    ``spec.invariants.*.known_profile_difference``, or its own: raft nodes that are DLedger
+    nodes seen as Raft nodes): reported, never counted in the verdict."""
+    return (prop in manifest.get("known_profile_differences", {}).get(profile, [])
+            or prop in (manifest["adapters"].get(adapter) or {}).get("known_differences", []))
 
 
 def abstract_coverage(rows: Sequence[tuple[str, int, int, str]], per_adapter: dict, universes: dict) -> list[dict]:
