@@ -414,6 +414,9 @@ class Simulator:
             self._emit("drop", m.src, m)
             return
         if self.manual:
+            if self.connections and self.nodes[m.dst] is None and self.incarnation[m.dst]:
+                self._emit("drop", m.src, m)  # to a node down after a crash: no connection takes it
+                return
             self.in_flight.append(m)
             return
         rng = self._net_rng
@@ -521,17 +524,22 @@ class Simulator:
         self._chain_of[node_id] = None
         self.incarnation[node_id] += 1
         self._emit("crash", node_id)
-        if self.connections and self.in_flight:  # (manual mode) its connections are gone
-            for m in [m for m in self.in_flight if node_id in (m.src, m.dst)]:
-                self.in_flight.remove(m)
-                self._emit("drop", m.dst, m)
+        if self.connections:  # (manual mode) what was on its way to it is lost with its connections
+            self._drop_in_flight(lambda m: m.dst == node_id)
         self._after(node_id)
+
+    def _drop_in_flight(self, lost: Callable[[Message], bool]) -> None:
+        for m in [m for m in self.in_flight if lost(m)]:
+            self.in_flight.remove(m)
+            self._emit("drop", m.dst, m)
 
     def restart(self, node_id: str) -> None:
         self._check_node(node_id)
         if self.nodes[node_id] is not None:
             return
         self._begin(self.now, 0)  # a script action
+        if self.connections:  # (manual mode) what its earlier life sent stops arriving once it lives again
+            self._drop_in_flight(lambda m: m.src == node_id)
         self._schedule(self.now, _BOOT, (node_id, self.incarnation[node_id], None))
         self.run_until(self.now)  # boot now
 

@@ -203,3 +203,19 @@ def test_the_tcp_scenarios_run_over_connections_and_raft_over_datagrams():
     assert {n: cluster(n).sim.connections for n in ("dledger", "controller", "truncation", "classic", "raft")} == \
         {"dledger": True, "controller": True, "truncation": True, "classic": True, "raft": True}
     assert cluster("raft", "pysyncobj").sim.connections is False
+
+
+def test_by_hand_a_crash_loses_what_was_on_its_way_to_the_node_and_a_restart_what_it_had_sent():
+    """Manual delivery keeps the connections' rules: at a crash, what was in flight to the
+    node is lost; what it sent stays deliverable while it is down, not once it lives again."""
+    sim = Simulator(1, ("a", "b", "c"), Echo, manual=True, connections=True)
+    sim.run_for(1)
+    sim._send(Message("a", "b", "ping"))
+    sim._send(Message("b", "c", "ping"))
+    sim._send(Message("b", "a", "ping"))
+    sim.crash("b")
+    assert [(m.src, m.dst) for m in sim.in_flight] == [("b", "c"), ("b", "a")]
+    sim.deliver("b", "c")  # on the wire while b is down; c's answer to b (down) is lost
+    assert sim.nodes["c"].count == 1 and sim.in_flight == [Message("b", "a", "ping")]
+    sim.restart("b")
+    assert sim.in_flight == [] and sim.nodes["a"].count == 0
