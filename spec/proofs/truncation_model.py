@@ -239,9 +239,12 @@ def build_history(K: int, W: int = 2, variant: Variant = REFERENCE, reconfirm: b
                 r.labels[o] = z3.If(copying, m_labels[o], r.labels[o])
                 r.file, _ = algebra.record_header_epoch(r.file, *headers[o], ops, variant, enabled=copying)
             r.max = z3.If(act, copy_to, r.max)
-            # the slave flushes what it receives (a truncation cuts its flushed prefix too); the
-            # master flushes what it sends as flushed_for_transfer says
-            r.flushed = z3.If(act, z3.If(copy_to > start_from, copy_to, ops.min(r.flushed, start_from)),
+            # the slave flushes what it receives and reports as flushed_for_report says (a
+            # truncation cuts its flushed prefix too); the master flushes what it sends as
+            # flushed_for_transfer says
+            r.flushed = z3.If(act, z3.If(copy_to > start_from,
+                                         algebra.flushed_for_report(ops.min(r.flushed, start_from), copy_to, ops),
+                                         ops.min(r.flushed, start_from)),
                               z3.If(z3.And(z3.Not(is_slave), shipped),
                                     algebra.flushed_for_transfer(r.flushed, copy_to, ops, variant), r.flushed))
         acked = z3.If(ok, ops.max(acked, ack_to), acked)

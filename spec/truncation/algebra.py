@@ -392,6 +392,14 @@ def flushed_for_transfer(flushed: Any, batch_end: Any, ops: Ops, variant: Varian
     return flushed if variant.ships_unflushed else ops.max(flushed, batch_end)
 
 
+def flushed_for_report(flushed: Any, slave_max: Any, ops: Ops) -> Any:
+    """How far a slave's log must be flushed once it reports ``slave_max`` after appending
+    a batch: all of it (a slave acknowledges only what it has flushed, so an acknowledged
+    write survives the crash of every replica but one; upstream's ASYNC_FLUSH slave reports
+    its page cache)."""
+    return ops.max(flushed, slave_max)
+
+
 def record_header_epoch(f: EpochArrays, header_epoch: Any, header_start: Any, ops: Ops,
                         variant: Variant = REFERENCE, enabled: Any = True) -> tuple[EpochArrays, Any]:
     """A slave receiving a batch header (where ``enabled``) records (epoch, epoch start)

@@ -158,11 +158,10 @@ def flushed_for_transfer(flushed: int, header: TransferHeader, variant: Variant 
     return algebra.flushed_for_transfer(flushed, header.offset + header.size, PY, variant)
 
 
-def flushed_for_report(slave_max: int) -> int:
-    """A slave's flushed offset once it reports ``slave_max`` after appending a batch: all
-    of it (a slave acknowledges only what it has flushed, so an acknowledged write survives
-    the crash of every replica but one; upstream's ASYNC_FLUSH slave reports its page cache)."""
-    return slave_max
+def flushed_for_report(slave_max: int, flushed: int = 0) -> int:
+    """A slave's flushed offset once it reports ``slave_max`` after appending a batch
+    (``algebra.flushed_for_report``: all of it)."""
+    return algebra.flushed_for_report(flushed, slave_max, PY)
 
 
 class HeaderOutcome(enum.Enum):
