@@ -110,8 +110,10 @@ def misshaken(epoch: int, before_file: EpochFile, before_max: int, r: HandshakeR
         ok = log_cut_to(None) and after_file.entries == before_file.entries and not transfer and not reports
         return None if ok else f"no consistent point: log and epochs kept ({_entries(before_file)}), no transfer"
     cut = d.truncate_log_to if d.truncate_log_to is not None else before_max
-    # (entries that hold no data after the cut are the implementation's business)
-    ok = log_cut_to(cut) and _holding(after_file.entries, after_max) == _holding(d.epoch_file.entries, cut) \
+    # the file is cut at the point too (truncate_suffix_by_offset, as upstream's doTruncate):
+    # an entry kept past it would later make the slave refuse the epoch its master ships
+    # from there and file the copied messages under the stale epoch
+    ok = log_cut_to(cut) and after_file.entries == d.epoch_file.entries \
         and transfer is not False and reports == [SlaveReport(epoch, after_max)]
     return None if ok else (f"{d.outcome.value}: the log cut at {cut}, epochs {_entries(d.epoch_file)}, TRANSFER, "
                             f"a report of {cut}")
@@ -173,11 +175,6 @@ class _Replica:
 
 def _entries(f: EpochFile) -> str:
     return f.render()
-
-
-def _holding(entries: tuple, max_offset: int) -> tuple:
-    """The entries that hold data: those starting before the log's end."""
-    return tuple(x for x in entries if x.start_offset < max_offset)
 
 
 def _replacing(entries: tuple, epoch: int, start: int) -> tuple:
