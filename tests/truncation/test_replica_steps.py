@@ -171,6 +171,9 @@ ROWS = [
     ("handshake", "TRUNCATE_AND_TRANSFER/tail kept", diverged, truncate_and_transfer,
      lambda e: view(e, log=e.view.log + (e.view.log[-1],), max_offset=e.view.max_offset + 10), "handshake"),
     ("handshake", "TRUNCATE_AND_TRANSFER/no report", diverged, truncate_and_transfer, drop(SlaveReport), "handshake"),
+    # an entry starting at the cut holds no data, but kept it would make r2 refuse epoch 1's batches from 20
+    ("handshake", "TRUNCATE_AND_TRANSFER/epoch past the cut kept", diverged, truncate_and_transfer,
+     lambda e: view(e, epoch_file=of((1, 0), (2, 20))), "handshake"),
     ("handshake", "NO_CONSISTENT_POINT", no_point, no_consistent_point, None, OK),
     ("handshake", "NO_CONSISTENT_POINT/transfers anyway", no_point, no_consistent_point,
      lambda e: view(e, slave_state=SlaveState.TRANSFER), "handshake"),
