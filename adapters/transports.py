@@ -64,6 +64,8 @@ class AdapterInfo:
     claims: dict = attrs.Factory(dict)
     # node kinds whose nodes hold connections of their own and take LinkFault from "network"
     link_faults: frozenset = frozenset()
+    # node kind -> "tcp" or "udp", what its messages travel over, if declared (raft only)
+    transport: dict = attrs.Factory(dict)
 
     def judged_against(self, family: str) -> str:
         """One line: the profile ``family`` is judged against, and why."""
@@ -159,7 +161,8 @@ class ProtocolAdapter:
         self.info = AdapterInfo(self.spec, r["implementation"], r.get("version", "?"), dict(r.get("profiles", {})),
                                 frozenset(r.get("operations", ())), frozenset(r.get("nodes", ())),
                                 dict(r.get("liveness_bound_ms", {})), dict(r.get("declared", {})),
-                                dict(r.get("claims", {})), frozenset(r.get("link_faults", ())))
+                                dict(r.get("claims", {})), frozenset(r.get("link_faults", ())),
+                                dict(r.get("transport", {})))
         return self.info
 
     def call(self, operation: str, args: dict) -> Any:

@@ -348,8 +348,8 @@ class RaftTarget:
     make_node: Callable[..., Any]
     profile: Any = None  # a generic Raft has no spec profile
     link_faults: bool = False  # its nodes hold connections of their own and take LinkFaults
-    # its nodes are DLedger nodes (``raft_nodes_are_dledger``), which talk over TCP: the
-    # simulator carries their messages over connections (reference/simulator.py)
+    # the simulator carries its messages over connections (reference/simulator.py):
+    # ``raft_nodes_talk_tcp``
     connections: bool = False
 
 
@@ -359,10 +359,19 @@ def raft_nodes_are_dledger(profiles: dict) -> bool:
     return profiles.get("raft") in PROFILES
 
 
+def raft_nodes_talk_tcp(info) -> bool:
+    """Whether an implementation's ``raft`` messages travel over TCP connections (a message
+    reaches only the life it was sent to): as its hello's ``transport`` says, else when its
+    raft nodes are DLedger nodes (``raft_nodes_are_dledger``), which talk over TCP; a
+    generic Raft otherwise gets datagrams, which may reach a node's next life."""
+    declared = info.transport.get("raft")
+    return declared == "tcp" if declared is not None else raft_nodes_are_dledger(info.profiles)
+
+
 def raft_target(adapter: str) -> RaftTarget:
     adapter = role_specs("raft", adapter)["raft"]
     connected, make_node = _remote_nodes(adapter, "raft", "raft", "raft")
     bound = connected.info.liveness_bound_ms.get("raft", DEFAULT_RAFT_LIVENESS_MS)
     return RaftTarget(adapter, connected.info.implementation, connected.info.version, bound, make_node,
                       link_faults="raft" in connected.info.link_faults,
-                      connections=raft_nodes_are_dledger(connected.info.profiles))
+                      connections=raft_nodes_talk_tcp(connected.info))

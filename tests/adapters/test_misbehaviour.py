@@ -60,6 +60,7 @@ def test_stdio_misbehaviour_is_an_adapter_error(mode, message, in_exchange):
 @pytest.mark.parametrize("mode,message", [
     ("bad-hello", "malformed hello answer: (answer): 'implementation' is a required property"),
     ("old-protocol", "speaks 'rmqha-adapter/0', rmqha speaks 'rmqha-adapter/1'"),
+    ("bad-transport", "malformed hello answer: transport/raft: 'quic' is not one of ['tcp', 'udp']"),
 ])
 def test_a_bad_handshake_is_an_adapter_error(mode, message):
     with pytest.raises(AdapterError) as failure:
