@@ -18,10 +18,14 @@ shrinks each failing run's first counterexample within that budget (as ``rmqha r
 ``--streams b,c`` runs each (scenario, first seed) again with those random streams of
 the search (``rmqha run --search-stream``): the same seeds, other lineages, so other
 corners (session 19's seed 5980 came from a search whose draws differed).
+``--reached FILE`` adds the node states each campaign reached to FILE
+(``conformance/scenarios/reference_reached.json`` is the one reports set a campaign's
+coverage against: the node states the reference reaches, conformance/scenarios/reached.py),
+with a line naming the sweep; only campaigns of the reference in which every run passed add theirs.
 
     python benchmarks/reference_sweep.py [--scenarios dledger,controller,classic,truncation]
         [--runs 1000] [--seeds 0,5000] [--streams own,b,c] [--adapter reference] [--out DIR]
-        [--shrink 3000/300]
+        [--shrink 3000/300] [--reached conformance/scenarios/reference_reached.json]
 
 About 25 minutes of 2 cores for the four scenarios at one first seed and 1,000 runs: a
 nightly job, not CI's. ``raft`` is not in the default list: the reference is DLedger
@@ -48,11 +52,14 @@ from cli.commands.run import search_chunk_size, shrink_budget_from  # noqa: E402
 from conformance.campaign import ShrinkBudget, counterexample_for  # noqa: E402
 from conformance.errors import UserError  # noqa: E402
 from conformance.script import parse_script  # noqa: E402
+from conformance.scenarios.reached import add_reached  # noqa: E402
 from conformance.scenarios.registry import SCENARIOS, get_scenario  # noqa: E402
 from conformance.search import default_waves  # noqa: E402
 from conformance.spark_campaign import CampaignSpec, run_campaign  # noqa: E402
+from conformance.targets import rmqha_version  # noqa: E402
 from reports.build import FINDING_PREFIX, known_difference  # noqa: E402
 from results import io  # noqa: E402
+from results.schema import ABSTRACT_STATE  # noqa: E402
 
 DEFAULT_SCENARIOS = ("dledger", "controller", "classic", "truncation")
 TARGET_FAILING = 0
@@ -130,10 +137,15 @@ def main() -> int:
     ap.add_argument("--out", default=None,
                     help="keep every campaign's results under this directory (default: a temporary one, "
                          "kept only for campaigns with a run that did not pass)")
+    ap.add_argument("--reached", default=None, metavar="FILE",
+                    help="add the node states each campaign reached to FILE "
+                         "(conformance/scenarios/reference_reached.json: what reports set coverage against)")
     ap.add_argument("--shrink", default=None, metavar="REPLAYS[/SECONDS]",
                     help="then shrink each failing run's first counterexample within this budget "
                          "(default: no shrinking)")
     args = ap.parse_args()
+    if args.reached and args.adapter != "reference":
+        ap.error("--reached records what rmqha's reference reaches: with --adapter reference only")
     budget = None
     if args.shrink is not None:
         try:
@@ -180,6 +192,13 @@ def main() -> int:
                 print(f"{scenario:11s} {first:6d} {stream:>6s} {args.runs:5d} {len(bad) - errors:6d} {errors:6d} "
                       f"{cpu:7.1f} {wall:7.1f}  {'ok  ' if len(bad) <= TARGET_FAILING else 'MISS'}     {shown}",
                       flush=True)
+                if args.reached and not bad and args.adapter == "reference":
+                    coverage = io.read_table(out, "coverage").to_pylist()
+                    new = add_reached(Path(args.reached), scenario,
+                                      (r["outcome"] for r in coverage if r["procedure"] == ABSTRACT_STATE),
+                                      f"{scenario} from seed {first}, stream {stream}, {args.runs} runs "
+                                      f"(rmqha {rmqha_version()}, {time.strftime('%Y-%m-%d')})")
+                    print(f"  {new} node states new to {args.reached}", flush=True)
                 if bad:
                     failures.append((scenario, f"seed {first}" + (f" (stream {salt})" if salt else ""), out, bad))
                 elif not args.out:

@@ -26,6 +26,7 @@ from conformance.campaign import (DEFAULT_SHRINK, HALT_AFTER_VIOLATION_MS, Shrin
 from conformance.errors import UserError
 from conformance.faults import DEFAULT_FAULT_MIXES, check_fault_mixes
 from conformance.fingerprint import describe_adapter
+from conformance.scenarios.reached import reference_reached
 from conformance.scenarios.registry import get_scenario
 from conformance.script import parse_script
 from conformance.search import SEARCH_WAVES, SearchState, searched
@@ -346,6 +347,8 @@ def new_manifest(spec: CampaignSpec, chunks: Sequence[Chunk], adapters: dict | N
         "properties": {spec.scenario: list(scenario.properties)},
         "outcomes": {spec.scenario: {k: list(v) for k, v in scenario.outcomes.items()}},
         "abstract_states": {spec.scenario: list(scenario.abstract_universe)},
+        # the node states rmqha's reference reaches in long campaigns (conformance/scenarios/reached.py)
+        "reference_reached": {spec.scenario: list(reference_reached(spec.scenario))},
         "known_profile_differences": scenario_known_differences(spec),
         # a run stops this long after its first violation (what a failing run judged)
         "halt_after_violation_ms": HALT_AFTER_VIOLATION_MS,

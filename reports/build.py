@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 
 from results.io import CommittedChunk, read_table, validated_chunks
 from results.rollup import combine, rollup
-from results.schema import ABSTRACT_STATE, SCHEMAS, TABLES
+from results.schema import ABSTRACT_STATE, SCHEMAS, TABLES, abstract_node_part
 from reports.stats import wilson_upper
 
 FINDING_PREFIX = "finding_"
@@ -448,7 +448,7 @@ def collate(results_dir: str | Path, engine, validated: tuple[dict, list[Committ
     # ---- abstract protocol states the campaign reached (the search's coverage), their
     # growth over the runs, and the node states never reached (docs/scenarios.md, "Search")
     abstract = abstract_coverage(engine.abstract_states(parts["coverage"]), per_adapter,
-                                 manifest.get("abstract_states", {}))
+                                 manifest.get("abstract_states", {}), manifest.get("reference_reached"))
 
     # ---- mutants: killed when any run failed
     mutants = []
@@ -577,11 +577,14 @@ def known_difference(manifest: dict, adapter: str, profile: str | None, prop: st
             or prop in (manifest["adapters"].get(adapter) or {}).get("known_differences", []))
 
 
-def abstract_coverage(rows: Sequence[tuple[str, int, int, str]], per_adapter: dict, universes: dict) -> list[dict]:
+def abstract_coverage(rows: Sequence[tuple[str, int, int, str]], per_adapter: dict, universes: dict,
+                      reference: dict | None = None) -> list[dict]:
     """Per adapter: the distinct abstract states reached, how many had been reached by
     the runs up to each of ``GROWTH_POINTS`` seeds (a state counts from the first seed
-    that reached it), and the node states of the scenario's universe never reached (a
-    state's node part is what comes before its first ``|``)."""
+    that reached it), and the node states of the scenario's universe never reached
+    (``abstract_node_part``). With ``reference`` (per scenario, the node states rmqha's
+    reference reaches in long campaigns; None for a campaign written before they were
+    recorded): those it never reached, and those it reached that the reference never has."""
     first_seen: dict[str, dict[str, int]] = {}
     last_seed: dict[str, int] = {}
     for adapter, first, last, state in rows:
@@ -593,11 +596,18 @@ def abstract_coverage(rows: Sequence[tuple[str, int, int, str]], per_adapter: di
         lo, hi = min(seen.values()), last_seed[adapter]
         marks = sorted({lo + (hi - lo) * k // GROWTH_POINTS for k in range(1, GROWTH_POINTS + 1)})
         growth = [{"up_to_seed": m, "states": sum(1 for s in seen.values() if s <= m)} for m in marks]
-        universe = universes.get(per_adapter.get(adapter, {}).get("scenario"), [])
-        reached_nodes = {s.split("|", 1)[0] for s in seen}
-        out.append({"adapter": adapter, "states": len(seen), "node_states": len(reached_nodes & set(universe)),
-                    "universe": len(universe), "growth": growth,
-                    "never_reached": sorted(set(universe) - reached_nodes)})
+        scenario = per_adapter.get(adapter, {}).get("scenario")
+        universe = set(universes.get(scenario, []))
+        reached_nodes = {abstract_node_part(s) for s in seen}
+        entry = {"adapter": adapter, "states": len(seen), "node_states": len(reached_nodes & universe),
+                 "universe": len(universe), "growth": growth, "never_reached": sorted(universe - reached_nodes)}
+        known = None if reference is None else reference.get(scenario)
+        if known:  # (none recorded for the scenario: nothing to set against)
+            known = set(known)
+            entry |= {"reference_states": len(known), "reference_states_reached": len(known & reached_nodes),
+                      "reference_never_reached": sorted(known - reached_nodes),
+                      "beyond_reference": sorted((reached_nodes & universe) - known)}
+        out.append(entry)
     return out
 
 

@@ -23,6 +23,12 @@ from reports import plots
 from reports.errors import ReportError
 
 
+
+def _states(states: list, limit: int = 80) -> str:
+    """Node states as code, the first ``limit`` of them and how many more."""
+    shown = ", ".join(f"`{n}`" for n in states[:limit])
+    return (shown + (f" and {len(states) - limit} more" if len(states) > limit else "")) or "none"
+
 def _pct(x: float | None) -> str:
     """A percentage with two decimals, or two significant digits below 0.1% (bounds over
     millions of runs are thousandths of a percent, which two decimals would show as 0)."""
@@ -322,10 +328,23 @@ def render(data: dict[str, Any], out_dir: str | Path, stage: Callable[[str], Non
             doc.heading(3, a["adapter"])
             doc.para(f"{a['states']:,} distinct abstract states; {a['node_states']} of the {a['universe']} node "
                      f"states.")
+            if "reference_states" in a:
+                doc.para(f"{a['reference_states_reached']} of the {a['reference_states']} node states rmqha's "
+                         f"reference reaches in long campaigns (conformance/scenarios/reference_reached.json).")
             doc.table([[g["up_to_seed"], g["states"]] for g in a["growth"]], ["runs up to seed", "states reached"])
-            never = a["never_reached"]
-            shown = ", ".join(f"`{n}`" for n in never[:80]) + (f" and {len(never) - 80} more" if len(never) > 80 else "")
-            doc.para("Node states never reached (many combinations cannot happen): " + (shown or "none") + ".")
+            if "reference_states" in a:
+                doc.para("Node states the reference reaches that no run here reached (where the campaign did not "
+                         "steer, or where the implementation does not go): " + _states(a["reference_never_reached"])
+                         + ".")
+                doc.para("Node states reached here that no campaign of the reference has reached (the "
+                         "implementation's own ways, or a corner no sweep has found yet): "
+                         + _states(a["beyond_reference"]) + ".")
+                rest = sorted(set(a["never_reached"]) - set(a["reference_never_reached"]))
+                doc.para("Other node states never reached, by no campaign of the reference either (most of these "
+                         "combinations cannot happen): " + _states(rest) + ".")
+            else:
+                doc.para("Node states never reached (many combinations cannot happen): " + _states(a["never_reached"])
+                         + ".")
 
     if data["mutants"]:
         doc.heading(2, "Mutants")

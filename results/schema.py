@@ -26,6 +26,12 @@ from results.runresult import RunResult
 # runs reached (conformance/search.py); reports read them from the coverage table
 ABSTRACT_STATE = "abstract_state"
 
+
+def abstract_node_part(state: str) -> str:
+    """An abstract state's node part (the node's own state, before its first ``|``; the
+    rest is its step's context: what it handled, the leaders or masters, the network)."""
+    return state.split("|", 1)[0]
+
 SCHEMA_VERSION = 4  # 2: counterexamples per violated property with a shrunk flag; runs.origin; 3: runs.origin_group_size;
 # 4: counterexamples.preceded_by, preceded_by_ms
 TABLES = ("runs", "properties", "metrics", "coverage", "counterexamples")
