@@ -201,6 +201,7 @@ class Simulator:
         record_trace: bool = True,
         observers: Iterable[Callable[..., None]] = (),
         connections: bool = False,
+        on_receivers_connection: frozenset = frozenset(),
     ):
         self.seed = seed
         # True: nodes talk over connections (TCP, as DLedger, RocketMQ's HA and its
@@ -213,6 +214,14 @@ class Simulator:
         # which outlive a restart (PySyncObj over UDP; a node that models its own
         # connections, as pysyncobj:tcp does).
         self.connections = connections
+        # payload types that travel on a connection the receiver opened (a slave's HA
+        # connection, by its handshake: its master's answer and batches, and its own reports
+        # over the connection the master's answer accepted): sent to the receiver's life the
+        # sender last heard from, and lost if that life is gone: the sender writes to the
+        # dead connection, and cannot open one itself (needs ``connections``)
+        self.on_receivers_connection = frozenset(on_receivers_connection)
+        # (node, peer) -> the peer's life the node last heard from, in the node's own life
+        self.heard: dict[tuple[str, str], int] = {}
         self.node_ids = tuple(node_ids)
         self.factory = factory
         self.net = net
@@ -413,6 +422,10 @@ class Simulator:
         if not self.link_up(m.src, m.dst):
             self._emit("drop", m.src, m)
             return
+        if self.on_receivers_connection and type(m.payload) in self.on_receivers_connection and \
+                self.heard.get((m.src, m.dst)) != self.incarnation[m.dst]:
+            self._emit("drop", m.src, m)  # its connection died with the life that opened it (or never was)
+            return
         if self.manual:
             if self.connections and self.nodes[m.dst] is None and self.incarnation[m.dst]:
                 self._emit("drop", m.src, m)  # to a node down after a crash: no connection takes it
@@ -442,6 +455,7 @@ class Simulator:
     def _deliver(self, m: Message | tuple[Message, int, int]) -> None:
         """Deliver ``m`` now, in the activation begun for it (with connections: ``m``, and
         the incarnations of its sender and receiver when it was sent)."""
+        src_life = None
         if type(m) is tuple:
             m, src_life, dst_life = m
             if self.incarnation[m.dst] != dst_life or (
@@ -454,6 +468,8 @@ class Simulator:
             return
         self.steps += 1
         self.deliveries += 1
+        if self.on_receivers_connection:  # (the sender's life that sent it: it may be down now)
+            self.heard[(m.dst, m.src)] = self.incarnation.get(m.src, 0) if src_life is None else src_life
         ready = node.step(m, self.now)
         self._emit("deliver", m.dst, m)
         self._handle_ready(m.dst, ready)
@@ -523,6 +539,8 @@ class Simulator:
         self.nodes[node_id] = None
         self._chain_of[node_id] = None
         self.incarnation[node_id] += 1
+        if self.heard:  # its next life has heard from nobody
+            self.heard = {k: v for k, v in self.heard.items() if k[0] != node_id}
         self._emit("crash", node_id)
         if self.connections:  # (manual mode) what was on its way to it is lost with its connections
             self._drop_in_flight(lambda m: m.dst == node_id)

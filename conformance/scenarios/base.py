@@ -102,6 +102,9 @@ class SimCluster:
     # the nodes talk over connections that die with either end (TCP: DLedger, RocketMQ's
     # HA and remoting); False: datagrams that outlive a restart (reference.simulator)
     connections = True
+    # payload types that travel on a connection the receiver opened (the HA link's, which
+    # the slave opens by its handshake): reference.simulator, ``on_receivers_connection``
+    on_receivers_connection: frozenset = frozenset()
     # a campaign's run stops this long (simulated ms) after its first violation
     # (conformance.campaign.HALT_AFTER_VIOLATION_MS); None: it runs every step
     halt_after_violation_ms: int | None = None
@@ -135,6 +138,7 @@ class SimCluster:
             record_trace=self.record_trace,
             observers=tuple(observers),
             connections=self.connections,
+            on_receivers_connection=self.on_receivers_connection,
         )
 
     # ------------------------------------------------------------------ results

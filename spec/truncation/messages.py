@@ -91,6 +91,18 @@ class TransferBatch:
     ids: tuple[Any, ...]  # each message's id: a string, or a broker's MessageTag
 
 
+# What a master sends on the HA connection a slave opens with its HandshakeRequest (the
+# master never connects to a slave): its answer and batches reach only the slave's life
+# that opened it. A master that writes to a slave restarted since writes to a dead
+# connection (reference.simulator's ``on_receivers_connection``); else the slave's new life,
+# still empty, took the old connection's next batch wherever it started, as an empty
+# slave takes a first batch (``on_transfer_header``), and held a log with a hole.
+# (The slave's reports are not bound likewise: a slave whose master restarted would
+# notice only by upstream's housekeeping timeout, which the model leaves out; a report
+# that reaches the master's next life is taken as on a new connection.)
+ON_SLAVES_CONNECTION = frozenset({HandshakeResponse, TransferBatch})
+
+
 # ------------------------------------------------------------------ what the monitor observes
 
 

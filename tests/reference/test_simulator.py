@@ -181,6 +181,52 @@ def test_with_connections_a_message_reaches_only_the_life_it_was_sent_to(connect
     assert sim.nodes["b"].count == (1 if connections else 4)
 
 
+class Pushed(str):
+    """A payload that travels on a connection its receiver opened (as a master's batches
+    travel on the HA connection its slave's handshake opened)."""
+
+
+@pytest.mark.parametrize("manual", [False, True])
+def test_on_the_receivers_connection_a_message_reaches_only_the_life_that_opened_it(manual):
+    """What travels on a connection the receiver opened goes to the receiver's life the
+    sender last heard from: nowhere before it has heard from the receiver, nowhere once that
+    life is gone (the sender writes to a dead connection), and the sender's own next life
+    has heard from nobody. Other messages are unaffected."""
+    sim = Simulator(1, ("a", "b"), Echo, NetConfig(5, 5), manual=manual, connections=True,
+                    on_receivers_connection=frozenset({Pushed}))
+
+    def settle():
+        sim.deliver_all() if manual else sim.run_for(20)
+
+    sim.run_for(1)
+    sim._send(Message("a", "b", Pushed("ping")))  # b never opened a connection to a
+    settle()
+    assert sim.nodes["b"].count == 0
+    sim._send(Message("b", "a", "ping"))  # b opens one
+    settle()
+    sim._send(Message("a", "b", Pushed("ping")))
+    settle()
+    assert sim.nodes["b"].count == 1
+    sim.crash("b")
+    sim.restart("b")
+    sim._send(Message("a", "b", Pushed("ping")))  # on b's first life's connection: dead
+    sim._send(Message("a", "b", "ping"))  # a connection of a's own reaches b's new life
+    settle()
+    assert sim.nodes["b"].count == 2
+    sim._send(Message("b", "a", "ping"))  # b's new life opens one
+    settle()
+    sim._send(Message("a", "b", Pushed("ping")))
+    settle()
+    assert sim.nodes["b"].count == 3
+    sim.crash("a")
+    sim.restart("a")
+    sim._send(Message("a", "b", Pushed("ping")))  # a's new life has heard from nobody
+    settle()
+    assert sim.nodes["b"].count == 3
+    last = [e for e in sim.trace if e.kind in ("send", "drop") and isinstance(e.data.payload, Pushed)][-2:]
+    assert [(e.kind, e.node) for e in last] == [("send", "a"), ("drop", "a")]  # dropped as it was sent
+
+
 def test_a_node_not_yet_booted_takes_its_connections_when_it_boots():
     sim = Simulator(1, ("a", "b"), Echo, NetConfig(5, 5), boot_at={"a": 0, "b": 100}, connections=True)
     sim.run_for(1)
