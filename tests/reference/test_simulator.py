@@ -195,33 +195,28 @@ def test_on_the_receivers_connection_a_message_reaches_only_the_life_that_opened
     sim = Simulator(1, ("a", "b"), Echo, NetConfig(5, 5), manual=manual, connections=True,
                     on_receivers_connection=frozenset({Pushed}))
 
-    def settle():
+    def send(*messages):
+        for src, dst, payload in messages:
+            sim._send(Message(src, dst, payload))
         sim.deliver_all() if manual else sim.run_for(20)
 
     sim.run_for(1)
-    sim._send(Message("a", "b", Pushed("ping")))  # b never opened a connection to a
-    settle()
+    send(("a", "b", Pushed("ping")))  # b never opened a connection to a
     assert sim.nodes["b"].count == 0
-    sim._send(Message("b", "a", "ping"))  # b opens one
-    settle()
-    sim._send(Message("a", "b", Pushed("ping")))
-    settle()
+    send(("b", "a", "ping"))  # b opens one
+    send(("a", "b", Pushed("ping")))
     assert sim.nodes["b"].count == 1
     sim.crash("b")
     sim.restart("b")
-    sim._send(Message("a", "b", Pushed("ping")))  # on b's first life's connection: dead
-    sim._send(Message("a", "b", "ping"))  # a connection of a's own reaches b's new life
-    settle()
+    send(("a", "b", Pushed("ping")),  # on b's first life's connection: dead
+         ("a", "b", "ping"))  # a connection of a's own reaches b's new life
     assert sim.nodes["b"].count == 2
-    sim._send(Message("b", "a", "ping"))  # b's new life opens one
-    settle()
-    sim._send(Message("a", "b", Pushed("ping")))
-    settle()
+    send(("b", "a", "ping"))  # b's new life opens one
+    send(("a", "b", Pushed("ping")))
     assert sim.nodes["b"].count == 3
     sim.crash("a")
     sim.restart("a")
-    sim._send(Message("a", "b", Pushed("ping")))  # a's new life has heard from nobody
-    settle()
+    send(("a", "b", Pushed("ping")))  # a's new life has heard from nobody
     assert sim.nodes["b"].count == 3
     last = [e for e in sim.trace if e.kind in ("send", "drop") and isinstance(e.data.payload, Pushed)][-2:]
     assert [(e.kind, e.node) for e in last] == [("send", "a"), ("drop", "a")]  # dropped as it was sent

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.scenarios.reached import reference_reached
 from conformance.scenarios.registry import SCENARIOS, get_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,5 +47,17 @@ def test_the_report_shows_abstract_states_their_growth_and_what_was_never_reache
     assert coverage["node_states"] + len(coverage["never_reached"]) == len(universe)
     growth = [g["states"] for g in coverage["growth"]]
     assert growth == sorted(growth) and growth[-1] == coverage["states"], growth
+    # set against the node states the reference reaches in long campaigns (reference_reached.json)
+    known = set(reference_reached(scenario))
+    assert coverage["reference_states"] == len(known) > 0
+    assert set(coverage["reference_never_reached"]) <= known
+    assert coverage["reference_states_reached"] + len(coverage["reference_never_reached"]) == len(known)
+    assert not set(coverage["beyond_reference"]) & known
+    assert set(coverage["beyond_reference"]) <= set(universe) - set(coverage["never_reached"])
     report = (tmp_path / "report" / "report.md").read_text()
-    assert "## Abstract protocol states" in report and "Node states never reached" in report
+    assert "## Abstract protocol states" in report
+    assert f"of the {len(known)} node states rmqha's reference reaches in long campaigns" in report
+    for group in ("Node states the reference reaches that no run here reached",
+                  "Node states reached here that no campaign of the reference has reached",
+                  "Other node states never reached, by no campaign of the reference either"):
+        assert group in report
