@@ -244,7 +244,11 @@ class BrokerReplica(Outbox):
     def _on_slave_report(self, src: str, r: SlaveReport, now: int) -> None:
         if self.role is not Role.MASTER or r.epoch != self.epoch:
             return
-        self.acks[src] = r.max_offset
+        # the highest offset the slave reported on this connection (a handshake starts it
+        # over): its log only grows within one, so a lower report is a late copy, which
+        # the network may deliver out of order; taken as the ack, it lowered confirmOffset
+        # and let a slave short of acknowledged messages into the SyncStateSet
+        self.acks[src] = max(r.max_offset, self.acks.get(src, r.max_offset))
         self.in_flight[src] = False
         self._changed()
         self._acknowledge()
