@@ -13,7 +13,7 @@ against ``spec.broker`` (the default ``BrokerRules`` with the broker's own
 | ``compute_master_confirm_offset`` | a master's confirmOffset rises only to what ``compute_master_confirm_offset`` allows over the acks its in-sync members reported (none while a member of ``local | proposed`` has reported nothing) |
 | ``put_message`` | a write is refused with the status ``check_write_admission`` gives, and acknowledged (PUT_OK) only when ``replication_status`` says so over the acks reported |
 | ``on_restart`` | a (re)started broker is fenced and knows no role (``on_restart``), and its consume queue ends at or before ``recovered_dispatch_end`` |
-| ``next_batch`` | a batch a broker sends comes from a master in its masterEpoch, starts at the slave's latest report on its connection, announces the master's confirmOffset, and is labelled, cut and filled with the master's own messages as ``next_batch`` labels and cuts it (its size is free; the replicas' judgement, ``spec/steps/replica.misbatched``) |
+| ``next_batch`` | a batch a broker sends comes from a master in its masterEpoch, starts at the slave's latest (or highest) report on its connection, announces the master's confirmOffset, and is labelled, cut and filled with the master's own messages as ``next_batch`` labels and cuts it (its size is free; the replicas' judgement, ``spec/steps/replica.misbatched``) |
 | ``flushed_for_transfer`` | by the end of a step in which a master sends a slave a batch, it has flushed the batch (a master ships only what it has flushed: docs/truncation.md) |
 | ``handshake`` | a master answers only a handshake of its masterEpoch, with its max offset and every epoch entry; a slave hand-shaking with its master truncates its log and epoch file to ``slave_handshake``'s consistent point and reports its max offset, or, with no consistent point, keeps both and does not report (the replicas' judgement, ``misshaken``) |
 | ``on_transfer_header`` | a slave in the transfer with its master appends a batch at its max offset and records its epoch as ``on_transfer_header`` says (confirmOffset included) and reports it once flushed (``flushed_for_report``); a batch elsewhere appends nothing (the connection drops); a keep-alive or a batch delivered twice may be ignored (``misapplied``) |
@@ -22,8 +22,10 @@ Hidden state rebuilt from the inputs: the slaves connected to a master (``Handsh
 broker id, async learner) and the highest ack each reported (``SlaveReport``) in the
 master's epoch. Acks are taken at their highest (a slave that restarted may report less):
 every bound judged from them is an upper bound, so the check never asks more than the spec.
-Where a batch starts is judged against the latest report on the connection instead (a
-handshake starts a connection over, with no report yet), as the replicas' is. A slave's
+Where a batch starts is judged against the reports on the connection instead (a
+handshake starts a connection over, with no report yet): its latest, as the replicas' is,
+or its highest (a slave's log only grows within a connection, so a lower report is a late
+copy the network delivered out of order, which rmqha's reference does not take). A slave's
 side of the connection, which its view does not show either: the handshake it sent its
 master (in the masterEpoch it follows), and whether a judged answer put it in the
 transfer (it reported); a role change, a new handshake or a dropped batch ends that.
@@ -92,7 +94,8 @@ class _Broker:
     epoch: int = -1  # the masterEpoch of the slaves' connections below
     slaves: dict = attrs.field(factory=dict)  # node -> (broker id, async learner) from its handshake
     acks: dict = attrs.field(factory=dict)  # node -> the highest ack it reported in ``epoch``
-    reported: dict = attrs.field(factory=dict)  # node -> its latest report since its handshake, in ``epoch``
+    # node -> (its latest report, its highest) since its handshake, in ``epoch``
+    reported: dict = attrs.field(factory=dict)
     shaking: Optional[tuple] = None  # (master, masterEpoch) of the handshake a slave sent and had no answer to
     transfer: Optional[tuple] = None  # (master, masterEpoch) of the transfer a slave is in
 
@@ -171,7 +174,8 @@ class BrokerSteps(NodeSteps):
             node.reported.pop(event.src, None)
         elif isinstance(payload, SlaveReport) and payload.epoch == epoch:
             node.acks[event.src] = max(node.acks.get(event.src, -1), payload.max_offset)
-            node.reported[event.src] = payload.max_offset
+            latest = payload.max_offset
+            node.reported[event.src] = (latest, max(latest, node.reported.get(event.src, (latest, latest))[1]))
 
     def _member_acks(self, node: _Broker) -> dict[int, int]:
         acks: dict[int, int] = {}
@@ -206,7 +210,7 @@ class BrokerSteps(NodeSteps):
         if view.role_state.role is not Role.MASTER:
             return f"no batch: only a master ships (the broker is {view.role_state.role.name})"
         h = b.header
-        acks = {node.reported.get(dst)} | ({reported_before} if dst == event.src else set())
+        acks = set(node.reported.get(dst, (None,))) | (set(reported_before or (None,)) if dst == event.src else set())
         log = view.log
         first = bisect_left(log, h.offset, key=_START)
         entries = view.epoch_file.entries
