@@ -39,13 +39,15 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from cli.args import stream_name  # noqa: E402
 from cli.commands.run import search_chunk_size, shrink_budget_from  # noqa: E402
@@ -67,6 +69,16 @@ TARGET_FAILING = 0
 
 def load() -> str:
     return "load average %.2f %.2f %.2f" % os.getloadavg()
+
+
+def source_commit() -> str:
+    """`` at COMMIT`` of the code this sweep runs, when it runs from a git checkout."""
+    try:
+        done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return f" at {done.stdout.strip()}" if done.returncode == 0 and done.stdout.strip() else ""
 
 
 def cpu_seconds() -> float:
@@ -197,7 +209,8 @@ def main() -> int:
                     new = add_reached(Path(args.reached), scenario,
                                       (r["outcome"] for r in coverage if r["procedure"] == ABSTRACT_STATE),
                                       f"{scenario} from seed {first}, stream {stream}, {args.runs} runs "
-                                      f"(rmqha {rmqha_version()}, {time.strftime('%Y-%m-%d')})")
+                                      f"(rmqha {rmqha_version()}{source_commit()}, {time.strftime('%Y-%m-%d')})",
+                                      get_scenario(scenario).abstract_universe)
                     print(f"  {new} node states new to {args.reached}", flush=True)
                 if bad:
                     failures.append((scenario, f"seed {first}" + (f" (stream {salt})" if salt else ""), out, bad))

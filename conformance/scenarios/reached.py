@@ -35,12 +35,14 @@ def reference_reached(scenario: str, path: Path = REACHED_FILE) -> tuple[str, ..
     return tuple(read_reached(path)["scenarios"].get(scenario, ()))
 
 
-def add_reached(path: Path, scenario: str, states: Iterable[str], sweep: str) -> int:
-    """Add the node parts of ``states`` to ``scenario``'s in ``path`` and note ``sweep``
-    (what reached them); how many were new."""
+def add_reached(path: Path, scenario: str, states: Iterable[str], sweep: str, universe: Iterable[str]) -> int:
+    """Add the node parts of ``states`` that are in ``universe`` (the scenario's node
+    states: the controller scenario's controllers reach states of their own, which no
+    report counts) to ``scenario``'s in ``path`` and note ``sweep`` (what reached them);
+    how many were new."""
     data = read_reached(path)
     known = set(data["scenarios"].get(scenario, ()))
-    new = {abstract_node_part(s) for s in states} - known
+    new = ({abstract_node_part(s) for s in states} & set(universe)) - known
     data["scenarios"][scenario] = sorted(known | new)
     data["sweeps"].append(sweep)
     data["scenarios"] = dict(sorted(data["scenarios"].items()))
