@@ -304,6 +304,25 @@ def test_next_batch_starts_at_the_latest_report(outcome, report, offset, violate
     assert broker.step(two_epochs(), SlaveReport(4, report), [("b2", shipped)], src="b2") == violated
 
 
+@pytest.mark.parametrize("outcome, offset, violated", [
+    ("from_the_highest_report", 105, []),
+    ("from_the_latest_a_late_lower_copy", 100, []),
+    ("from_neither", 101, sp("next_batch")),
+])
+def test_next_batch_after_a_late_copy_of_a_lower_report(outcome, offset, violated):
+    """b2 reported 105, then a late copy of its earlier report (100) arrives: its log only
+    grows within the connection, so the master may ship from either (rmqha's reference
+    keeps the highest)."""
+    broker = Broker(two_epochs())
+    broker.slave("b2", 2, 100)
+    broker.step(two_epochs(), SlaveReport(4, 105), src="b2")
+    assert broker.step(two_epochs(), SlaveReport(4, 100), src="b2") == []  # taken, nothing shipped
+    shipped = batch(offset=offset, size=5, label=(4, 105), epoch=4, messages=((LogMessage(105, 5, 4), TAG9),)) \
+        if offset == 105 else batch(offset=offset, size=5, label=(3, 0), epoch=4,
+                                    messages=((LogMessage(100, 5, 3), TAG8),))
+    assert broker.step(two_epochs(), outputs=[("b2", shipped)]) == violated  # at the next write or tick
+
+
 def test_a_handshake_starts_a_connection_over():
     """After a handshake and before its first report, the master knows no ack to ship from."""
     broker = Broker(two_epochs())
