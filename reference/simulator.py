@@ -202,6 +202,7 @@ class Simulator:
         observers: Iterable[Callable[..., None]] = (),
         connections: bool = False,
         on_receivers_connection: frozenset = frozenset(),
+        in_order: frozenset = frozenset(),
     ):
         self.seed = seed
         # True: nodes talk over connections (TCP, as DLedger, RocketMQ's HA and its
@@ -222,6 +223,11 @@ class Simulator:
         self.on_receivers_connection = frozenset(on_receivers_connection)
         # (node, peer) -> the peer's life the node last heard from, in the node's own life
         self.heard: dict[tuple[str, str], int] = {}
+        # payload types that travel as a byte stream does (RocketMQ's HA connection: a
+        # slave's reports): each arrives once, and after the one sent before it on the same
+        # link; the network's duplication and reordering leave them alone (a loss does not)
+        self.in_order = frozenset(in_order)
+        self._stream_tail: dict[tuple[str, str], int] = {}  # (src, dst) -> the last arrival scheduled
         self.node_ids = tuple(node_ids)
         self.factory = factory
         self.net = net
@@ -444,12 +450,20 @@ class Simulator:
             sent = (m, self.incarnation.get(m.src, 0), -1 if self.nodes[m.dst] is None and life else life)
         else:
             sent = m
-        for _ in range(copies):
+        stream = self.in_order and type(m.payload) in self.in_order
+        for copy in range(copies):
             delay = rng.randint(net.min_delay_ms, net.max_delay_ms)
             if extra is not None:  # drawn only while a slowdown is on: other traces are unchanged
                 delay += rng.randint(*extra)
+            if stream:
+                if copy:
+                    break  # (its copy's delay was drawn all the same: other messages' draws are unchanged)
+                at = max(self.now + delay, self._stream_tail.get((m.src, m.dst), 0))
+                self._stream_tail[(m.src, m.dst)] = at
+                self._schedule(at, _DELIVER, sent)
+                continue
             self._schedule(self.now + delay, _DELIVER, sent)
-        if copies == 2:
+        if copies == 2 and not stream:
             self._emit("duplicate", m.src, m)
 
     def _deliver(self, m: Message | tuple[Message, int, int]) -> None:

@@ -105,6 +105,8 @@ class SimCluster:
     # payload types that travel on a connection the receiver opened (the HA link's, which
     # the slave opens by its handshake): reference.simulator, ``on_receivers_connection``
     on_receivers_connection: frozenset = frozenset()
+    # payload types that arrive once and in order, as on a byte stream (reference.simulator, ``in_order``)
+    in_order: frozenset = frozenset()
     # a campaign's run stops this long (simulated ms) after its first violation
     # (conformance.campaign.HALT_AFTER_VIOLATION_MS); None: it runs every step
     halt_after_violation_ms: int | None = None
@@ -139,6 +141,7 @@ class SimCluster:
             observers=tuple(observers),
             connections=self.connections,
             on_receivers_connection=self.on_receivers_connection,
+            in_order=self.in_order,
         )
 
     # ------------------------------------------------------------------ results

@@ -63,7 +63,7 @@ from spec.controller.records import DEFAULT_CONFIG, CleanBrokerDataRequest, Elec
 from spec.invariants import Violation
 from spec.steps import BOOT, CRASH, MESSAGE, TICK, StepEvent
 from spec.steps.controller import ControllerStackSteps
-from spec.truncation.messages import MESSAGE_SIZE, ON_SLAVES_CONNECTION
+from spec.truncation.messages import IN_ORDER_ON_SLAVES_CONNECTION, MESSAGE_SIZE, ON_SLAVES_CONNECTION
 from spec.invariants import controller as inv
 
 CLUSTER = "cluster-a"
@@ -118,6 +118,7 @@ def stack_setups(script: Script, controllers, brokers) -> tuple[ControllerNodeCo
 class ControllerCluster(SimCluster):
     scenario = "controller"
     on_receivers_connection = ON_SLAVES_CONNECTION
+    in_order = IN_ORDER_ON_SLAVES_CONNECTION
 
     def __init__(self, script: Script, targets: ScenarioTargets, record_trace: bool = True):
         super().__init__(script, record_trace)

@@ -32,7 +32,8 @@ from conformance.targets import ScenarioTargets, resolve_targets
 from results.runresult import Metric, RunConfig
 from spec.truncation import abstract
 from spec.truncation.messages import (
-    ON_SLAVES_CONNECTION, BecomeMaster, BecomeSlave, ClientWrite, ReplicaRole, WriteAcknowledged,
+    IN_ORDER_ON_SLAVES_CONNECTION, ON_SLAVES_CONNECTION, BecomeMaster, BecomeSlave, ClientWrite, ReplicaRole,
+    WriteAcknowledged,
 )
 from spec.invariants import truncation as inv
 from spec.steps import BOOT, CRASH, MESSAGE, TICK, StepEvent
@@ -43,6 +44,7 @@ from spec.truncation.replication import HandshakeOutcome, HeaderOutcome, RoleCha
 class TruncationCluster(SimCluster):
     scenario = "truncation"
     on_receivers_connection = ON_SLAVES_CONNECTION
+    in_order = IN_ORDER_ON_SLAVES_CONNECTION
     finding_name = "no_consistent_point"
 
     def __init__(self, script: Script, targets: ScenarioTargets, record_trace: bool = True):

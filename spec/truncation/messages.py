@@ -102,6 +102,12 @@ class TransferBatch:
 # that reaches the master's next life is taken as on a new connection.)
 ON_SLAVES_CONNECTION = frozenset({HandshakeResponse, TransferBatch})
 
+# A slave's reports are a stream of offsets the master reads from the connection in order
+# (upstream's AutoSwitchHAConnection takes the latest as the slave's ack): the network
+# neither duplicates nor reorders them (reference.simulator's ``in_order``). Over TCP a
+# report cannot come late; a late copy taken as the ack would lower confirmOffset.
+IN_ORDER_ON_SLAVES_CONNECTION = frozenset({SlaveReport})
+
 
 # ------------------------------------------------------------------ what the monitor observes
 
