@@ -92,3 +92,18 @@ def test_the_duplicated_truncate_script_drops_an_acknowledged_entry():
                 and body["prev_index"] <= acked.get((e["dst"], body["term"]), -1):
             dropped.append((e["time"], e["dst"]))
     assert dropped, "the script no longer delivers a TRUNCATE behind an acknowledged entry"
+
+
+def test_a_report_says_the_node_does_not_report_spec_outcomes(tmp_path):
+    """The node reports no spec outcomes (its answers carry none): the report says so, and
+    does not list every outcome as never hit; its abstract states are there all the same."""
+    done = subprocess.run([sys.executable, "-m", "cli.main", "check", "--scenario", "dledger", "--adapter", adapter(),
+                           "--no-spark", "--quiet", "--runs", "3", "--out", str(tmp_path / "results"),
+                           "--report", str(tmp_path / "report")], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = (tmp_path / "report" / "report.md").read_text()
+    assert "This implementation does not report which spec outcomes it exercised." in report
+    assert "Never hit:" not in report
+    summary = json.loads((tmp_path / "report" / "summary.json").read_text())
+    assert summary["never_hit"] == [] and summary["abstract_states"][0]["states"] > 0
