@@ -54,7 +54,7 @@ from cli.commands.run import search_chunk_size, shrink_budget_from  # noqa: E402
 from conformance.campaign import ShrinkBudget, counterexample_for  # noqa: E402
 from conformance.errors import UserError  # noqa: E402
 from conformance.script import parse_script  # noqa: E402
-from conformance.scenarios.reached import add_reached  # noqa: E402
+from conformance.scenarios.reached import add_reached, read_reached  # noqa: E402
 from conformance.scenarios.registry import SCENARIOS, get_scenario  # noqa: E402
 from conformance.search import default_waves  # noqa: E402
 from conformance.spark_campaign import CampaignSpec, run_campaign  # noqa: E402
@@ -158,6 +158,11 @@ def main() -> int:
     args = ap.parse_args()
     if args.reached and args.adapter != "reference":
         ap.error("--reached records what rmqha's reference reaches: with --adapter reference only")
+    if args.reached:
+        try:
+            read_reached(Path(args.reached))  # a file it cannot add to is refused before any campaign
+        except UserError as exc:
+            ap.error(f"--reached: {exc}")
     budget = None
     if args.shrink is not None:
         try:

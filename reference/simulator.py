@@ -215,11 +215,10 @@ class Simulator:
         # which outlive a restart (PySyncObj over UDP; a node that models its own
         # connections, as pysyncobj:tcp does).
         self.connections = connections
-        # payload types that travel on a connection the receiver opened (a slave's HA
-        # connection, by its handshake: its master's answer and batches, and its own reports
-        # over the connection the master's answer accepted): sent to the receiver's life the
-        # sender last heard from, and lost if that life is gone: the sender writes to the
-        # dead connection, and cannot open one itself (needs ``connections``)
+        # payload types that travel on a connection the receiver opened (a master's answer
+        # and batches on the HA connection its slave's handshake opened): sent to the
+        # receiver's life the sender last heard from, and lost if that life is gone: the
+        # sender writes to the dead connection, and cannot open one itself (needs ``connections``)
         self.on_receivers_connection = frozenset(on_receivers_connection)
         # (node, peer) -> the peer's life the node last heard from, in the node's own life
         self.heard: dict[tuple[str, str], int] = {}

@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Iterable
 
+from conformance.errors import UserError
 from results.schema import abstract_node_part
 
 REACHED_FILE = Path(__file__).with_name("reference_reached.json")
@@ -26,9 +27,13 @@ def read_reached(path: Path = REACHED_FILE) -> dict:
     (empty when the file does not exist)."""
     if not path.is_file():
         return {"scenarios": {}, "sweeps": []}
-    data = json.loads(path.read_text())
-    return {"scenarios": {k: list(v) for k, v in data.get("scenarios", {}).items()},
-            "sweeps": list(data.get("sweeps", []))}
+    try:
+        data = json.loads(path.read_text())
+        return {"scenarios": {str(k): [str(x) for x in v] for k, v in data.get("scenarios", {}).items()},
+                "sweeps": [str(x) for x in data.get("sweeps", [])]}
+    except (OSError, ValueError, AttributeError, TypeError) as exc:
+        raise UserError(f"{path}: not a file of node states ({{\"scenarios\": {{name: [state, ...]}}, "
+                        f"\"sweeps\": [...]}}): {exc}") from None
 
 
 def reference_reached(scenario: str, path: Path = REACHED_FILE) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.errors import UserError
 from conformance.scenarios.reached import REACHED_FILE, add_reached, read_reached, reference_reached
 from conformance.scenarios.registry import SCENARIOS, get_scenario
 from reports.build import abstract_coverage
@@ -58,6 +59,17 @@ def test_the_coverage_sets_a_campaign_against_the_reference_and_the_universe():
     assert "reference_states" not in old and old["never_reached"] == ["B", "C", "E"]
 
 
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"scenarios": [1]}'])
+def test_a_malformed_file_of_node_states_is_one_line_of_error(tmp_path, text):
+    path = tmp_path / "reached.json"
+    path.write_text(text)
+    with pytest.raises(UserError, match="not a file of node states"):
+        read_reached(path)
+    with pytest.raises(UserError):  # a sweep adding to it leaves it as it was
+        add_reached(path, "dledger", ["L=s/same/=|tick|leaders=1|clean"], "x", get_scenario("dledger").abstract_universe)
+    assert path.read_text() == text
+
+
 def test_a_state_s_node_part_is_what_comes_before_its_first_bar():
     assert abstract_node_part("F=o/prefix/<|PushEntryRequest|leaders=1|cut") == "F=o/prefix/<"
     assert abstract_node_part("Md/acked/cur/same/same") == "Md/acked/cur/same/same"
@@ -74,3 +86,7 @@ def test_a_sweep_adds_what_its_campaigns_reached_as_a_user_runs_it(tmp_path):
     refused = subprocess.run([sys.executable, "benchmarks/reference_sweep.py", "--adapter", "mutant:double-vote",
                               "--reached", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert refused.returncode == 2 and "with --adapter reference only" in refused.stderr
+    (tmp_path / "bad.json").write_text("{not json")
+    bad = subprocess.run([sys.executable, "benchmarks/reference_sweep.py", "--reached", str(tmp_path / "bad.json")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert bad.returncode == 2 and "not a file of node states" in bad.stderr and "Traceback" not in bad.stderr
