@@ -23,11 +23,11 @@ from reports import plots
 from reports.errors import ReportError
 
 
-
 def _states(states: list, limit: int = 80) -> str:
     """Node states as code, the first ``limit`` of them and how many more."""
     shown = ", ".join(f"`{n}`" for n in states[:limit])
     return (shown + (f" and {len(states) - limit} more" if len(states) > limit else "")) or "none"
+
 
 def _pct(x: float | None) -> str:
     """A percentage with two decimals, or two significant digits below 0.1% (bounds over
