@@ -588,7 +588,15 @@ class _Planner:
             steps.append(Step("run", (str(rng.randint(lease_ms + 1000, 3 * lease_ms)),)))
             steps.append(Step("heal"))
         elif choice == "late-and-duplicated":
-            steps.append(Step("net", (f"1..{rng.choice((3000, 8000))}", f"dup={rng.choice((0.2, 0.5))}")))
+            # late and duplicated pushes, and writes while they are on their way: a follower
+            # then meets an APPEND below its end, after the pushes that followed it (the real
+            # pusher's pipeline and re-sends make that common; the reference's one push in
+            # flight per follower does not). Delays of 1 s keep some pushes within the push
+            # timeout; 3 and 8 s send the leader comparing and the group electing.
+            steps.append(Step("net", (f"1..{rng.choice((1000, 3000, 8000))}", f"dup={rng.choice((0.2, 0.5))}")))
+            for _ in range(rng.randint(2, 4)):
+                steps += self.appends(1)
+                steps.append(Step("run", (str(rng.randint(50, 600)),)))
         elif choice == "isolate-leader":
             steps.append(Step("isolate-leader"))
             steps += self.appends(1)
