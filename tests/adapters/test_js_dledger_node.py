@@ -19,8 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance.campaign import execute, plan_configs, run_one
+from conformance.campaign import execute, plan_configs, run_one, script_for
 from conformance.script import read_script
+from reference.node_api import TICK_MS
+from tests.reference.test_deadlines import audited_run, trace
 
 ROOT = Path(__file__).parents[2]
 NODE = ROOT / "tests" / "fixtures" / "js" / "dledger_node.js"
@@ -32,6 +34,12 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is no
 
 def adapter(slip: str | None = None) -> str:
     return f"stdio:node {NODE}" + (f" --slip {slip}" if slip else "")
+
+
+def generated(slip: str | None, seed: int, runs: int = 1):
+    """Generated runs from ``seed`` on, group sizes 3-5 and every fault mix in turn."""
+    return [(script_for(c), c.adapter) for c in plan_configs(
+        "js", runs, seed, "dledger", (adapter(slip),), None, (3, 4, 5), ("mixed", "crash", "partition", "lossy"))]
 
 
 def test_the_fixture_declares_its_slips_and_each_has_a_counterexample():
@@ -107,3 +115,29 @@ def test_a_report_says_the_node_does_not_report_spec_outcomes(tmp_path):
     assert "Never hit:" not in report
     summary = json.loads((tmp_path / "report" / "summary.json").read_text())
     assert summary["never_hit"] == [] and summary["abstract_states"][0]["states"] > 0
+
+
+@pytest.mark.parametrize("slip", [None] + SLIPS, ids=lambda s: s or "correct")
+def test_the_node_gives_deadlines_and_runs_as_when_ticked_every_10_ms(slip):
+    """The node answers ``next_deadline`` (docs/adapter-protocol.md): a run skips its idle
+    ticks and is still the run of a node ticked every 10 ms, byte for byte, with the same
+    violations at the same steps (each slip's and the correct node's, one generated run
+    each, the seeds spread over group sizes and fault mixes)."""
+    seed = 3 * ([None] + SLIPS).index(slip)
+    for script, name in generated(slip, seed):
+        assert trace(script, name) == trace(script, name, deadlines=False), (slip, seed)
+
+
+@pytest.mark.parametrize("slip", [None, "lease-never-expires", "vote-persisted-late"], ids=lambda s: s or "correct")
+def test_no_tick_before_the_node_s_deadline_does_anything(slip):
+    """Ticked at every grid time, each tick before the deadline the node gave is idle:
+    nothing sent or persisted, no new state, the same deadline. A deadline is never late."""
+    for script, name in generated(slip, 40, runs=2):
+        assert audited_run(script, name).sim.ticks > 0
+
+
+def test_a_run_with_deadlines_wakes_the_nodes_a_fraction_of_the_grid_times():
+    script, name = generated(None, 0)[0]
+    sim = execute(script, name, record_trace=False).cluster.sim
+    grid_ticks = len(script.nodes) * sim.now // TICK_MS
+    assert sim.ticks < grid_ticks / 3, (sim.ticks, grid_ticks)
