@@ -146,19 +146,25 @@ def shrink(script: Script, adapter: str, prop: str, budget: ShrinkBudget = DEFAU
 
     Every candidate is replayed only until ``prop`` is violated, and a candidate that
     still fails is cut after the violating step, so replays get shorter as the script
-    does. Stops when the budget's replays or seconds run out.
+    does. A candidate met before is not replayed again (a replay is deterministic; the
+    passes at one chunk size meet the same candidates again after a removal elsewhere).
+    Stops when the budget's replays or seconds run out.
     """
     deadline = time.perf_counter() + budget.seconds
     tries = 0
+    judged: dict[tuple, list[Step] | None] = {}
 
     def spent() -> bool:
         return tries >= budget.replays or time.perf_counter() >= deadline
 
     def still_fails(candidate: list[Step]) -> list[Step] | None:
         nonlocal tries
-        tries += 1
-        hit = _first_violation(script.with_steps(candidate), adapter, prop)
-        return None if hit is None else candidate[: hit.step + 1]
+        key = tuple((s.op, s.args) for s in candidate)
+        if key not in judged:
+            tries += 1
+            hit = _first_violation(script.with_steps(candidate), adapter, prop)
+            judged[key] = None if hit is None else candidate[: hit.step + 1]
+        return judged[key]
 
     steps = list(script.steps)
     chunk = max(1, len(steps) // 2)

@@ -69,6 +69,25 @@ def test_shrinking_stops_when_its_replays_run_out(monkeypatch):
     assert len(calls) == 3
 
 
+@pytest.mark.parametrize("mutant", ["compare-ignores-term", "append-keeps-next-index"])
+def test_shrinking_replays_no_candidate_twice(monkeypatch, mutant):
+    """A replay is deterministic, so a candidate judged once is not replayed again (a
+    pass at one chunk size meets again the candidates an earlier pass judged)."""
+    r = failing_run(f"mutant:{mutant}")
+    replayed = []
+    real = campaign._first_violation
+
+    def recording(script, adapter, prop):
+        replayed.append(tuple((s.op, s.args) for s in script.steps))
+        return real(script, adapter, prop)
+
+    monkeypatch.setattr(campaign, "_first_violation", recording)
+    shrunk = shrink_result(r, ShrinkBudget(200, 60.0), (r.first_violation,))
+    assert shrunk and shrunk[0].shrunk_steps < shrunk[0].original_steps
+    assert len(replayed) > 5
+    assert len(set(replayed)) == len(replayed), f"{len(replayed) - len(set(replayed))} candidates replayed twice"
+
+
 def _spec(name: str, runs: int = 4, **kw) -> CampaignSpec:
     settings = {"group_sizes": (3,), "fault_mixes": ("none",), "duration_ms": 4000, "chunk_size": 2,
                 "shrink_replays": 40, "shrink_seconds": 30.0, **kw}
