@@ -60,6 +60,11 @@ def resolve(spec: str, fresh: bool = False) -> ProtocolAdapter:
     return adapter
 
 
+def open_adapters() -> tuple[ProtocolAdapter, ...]:
+    """The adapters ``resolve`` keeps open between runs (their processes still running)."""
+    return tuple(_CACHE.values())
+
+
 def colocated_with(adapter: ProtocolAdapter):
     """``placement.colocated`` for calls to ``adapter``: the calling thread on this process's
     home CPU, beside the implementation, unless ``adapter`` is one of rmqha's own."""

@@ -28,7 +28,6 @@ handed to a watchdog thread, as before session 7. Usage:
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import shutil
 import subprocess
@@ -41,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from adapters import colocated_with, placement, resolve  # noqa: E402
-from benchmarks.throughput import load, verdict  # noqa: E402
+from benchmarks.throughput import load, process_cpu, verdict  # noqa: E402
 from spec.dledger.member_state import MemberView  # noqa: E402
 from spec.dledger.records import Role, VoteRequest  # noqa: E402
 
@@ -56,15 +55,6 @@ def cpu_seconds() -> float:
     """CPU time of this process (threads included: JPype runs the JVM in it)."""
     me = resource.getrusage(resource.RUSAGE_SELF)
     return me.ru_utime + me.ru_stime
-
-
-def child_cpu_seconds(pid: int) -> float:
-    """CPU time of a live child (the stdio server), read from /proc."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def bench(spec: str, seconds: float) -> tuple[int, float, float]:
@@ -86,7 +76,7 @@ def _timed(adapter, pid, args, seconds: float) -> tuple[int, float, float]:
             for _ in range(100):
                 adapter.invoke("dledger.handle_vote", args)
         calls = 0
-        child0 = child_cpu_seconds(pid) if pid else 0.0
+        child0 = process_cpu(pid) if pid else 0.0
         wall0, cpu0 = time.perf_counter(), cpu_seconds()
         end = wall0 + seconds
         while time.perf_counter() < end:
@@ -94,7 +84,7 @@ def _timed(adapter, pid, args, seconds: float) -> tuple[int, float, float]:
                 adapter.invoke("dledger.handle_vote", args)
             calls += 500
         wall = time.perf_counter() - wall0
-        cpu = cpu_seconds() - cpu0 + ((child_cpu_seconds(pid) - child0) if pid else 0.0)
+        cpu = cpu_seconds() - cpu0 + ((process_cpu(pid) - child0) if pid else 0.0)
     finally:
         adapter.close()
     return calls, wall, cpu

@@ -11,10 +11,11 @@ handshake's comparison and cut, role changes, batches, confirmOffset and durabil
 after wave) in its order, stops at the first failing run (the campaign's verdict is then *not conformant*
 whatever the later runs say), and shrinks that failure with the default budget. Prints,
 per slip, the run that caught it and the property, the CPU seconds to get there (this
-process's and the implementation's), and the shrink's time against the target (median <=
+process's and the implementation's: its server, kept open between runs, read from /proc),
+and the shrink's time against the target (median <=
 5 s per CPU-second), with the machine's load.
 
-    python benchmarks/slips.py [--node dledger|replica] [--slip NAME ...] [--runs 200] [--scripts DIR]
+    python benchmarks/slips.py [--node dledger|replica] [--slip NAME ...] [--runs 200] [--scripts DIR] [--no-deadlines]
 
 Needs ``node`` on the PATH. A slip not caught in ``--runs`` runs is a MISS.
 """
@@ -23,7 +24,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import resource
 import shutil
 import statistics
 import sys
@@ -33,11 +33,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.throughput import cpu_with_implementations  # noqa: E402
 from cli.commands import run as run_command  # noqa: E402
 from cli.main import build_parser  # noqa: E402
 from conformance.campaign import DEFAULT_SHRINK, run_one, shrink_result  # noqa: E402
 from conformance.search import SearchState  # noqa: E402
 from conformance.spark_campaign import chunk_configs, earlier_chunks, plan_waves, search_chunk  # noqa: E402
+from reference.simulator import Simulator  # noqa: E402
 
 # --node NAME -> (the fixture, the scenario its default check runs)
 NODES = {
@@ -46,13 +48,6 @@ NODES = {
 }
 NODE, SCENARIO = NODES["dledger"]
 TARGET_SHRINK_MEDIAN_S = 5.0
-
-
-def cpu_seconds() -> float:
-    """CPU seconds of this process and of its finished children (the implementation's
-    processes: a stdio adapter's node is reaped when its run ends)."""
-    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def load() -> str:
@@ -75,7 +70,7 @@ def first_failure(adapter: str, runs: int, scenario: str = SCENARIO):
     check's campaign of ``scenario``, in its order."""
     args = build_parser().parse_args(["check", "--adapter", adapter, "--runs", str(runs), "--scenario", scenario])
     spec = run_command.campaign_spec_from(args)
-    cpu = cpu_seconds()
+    cpu = cpu_with_implementations()
     taken = 0
     learnt: dict[str, SearchState] = {}  # chunk -> what its search learnt (the campaign commits it)
     for chunk in (c for wave in plan_waves(spec) for c in wave):
@@ -91,8 +86,8 @@ def first_failure(adapter: str, runs: int, scenario: str = SCENARIO):
             if result.verdict == "error":
                 raise SystemExit(f"{adapter}: run {result.config.seed} errored: {result.error}")
             if result.first_violation is not None:
-                return taken, result, cpu_seconds() - cpu
-    return taken, None, cpu_seconds() - cpu
+                return taken, result, cpu_with_implementations() - cpu
+    return taken, None, cpu_with_implementations() - cpu
 
 
 def main() -> int:
@@ -104,13 +99,20 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=run_command.DEFAULTS["runs"], help="the campaign's runs (default: check's)")
     ap.add_argument("--scripts", type=Path, default=None,
                     help="write each slip's shrunk counterexample there as SLIP.rmqha (default: none written)")
+    ap.add_argument("--no-deadlines", action="store_true",
+                    help="tick the nodes every 10 ms whatever deadlines they give: the same runs, at the cost of a "
+                         "node that gives none (docs/adapter-protocol.md, next_deadline)")
     args = ap.parse_args()
+    if args.no_deadlines:
+        Simulator.use_deadlines = False
     if shutil.which("node") is None:
         print("node is not installed: nothing to measure", file=sys.stderr)
         return 2
     node, scenario = NODES[args.node]
     names = args.slip or [""] + slips(node)
-    print(f"default check campaign ({args.runs} runs, scenario {scenario}) against {node.relative_to(ROOT)}; {load()}")
+    ticked = "; ticked every 10 ms (--no-deadlines)" if args.no_deadlines else ""
+    print(f"default check campaign ({args.runs} runs, scenario {scenario}) against {node.relative_to(ROOT)}{ticked}; "
+          f"{load()}")
     print(f"{'slip':26s} {'caught by':44s} {'run':>5s} {'cpu s':>7s} {'shrink cpu s':>12s} {'wall s':>7s} {'steps':>12s}")
     shrinks, walls, missed = [], [], []
     for name in names:
@@ -123,9 +125,9 @@ def main() -> int:
                 missed.append(name)
             print(f"{label:26s} {verdict:44s} {taken:5d} {cpu:7.1f}", flush=True)
             continue
-        started, wall = cpu_seconds(), time.perf_counter()
+        started, wall = cpu_with_implementations(), time.perf_counter()
         cx = shrink_result(failure, DEFAULT_SHRINK, (failure.first_violation,))
-        shrink_cpu, wall = cpu_seconds() - started, time.perf_counter() - wall
+        shrink_cpu, wall = cpu_with_implementations() - started, time.perf_counter() - wall
         steps = f"{cx[0].original_steps} -> {cx[0].shrunk_steps}" if cx else "-"
         if cx and args.scripts is not None and name:
             args.scripts.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,6 @@ scenario (issue 12). The truncation row is printed for information.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -20,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import adapters  # noqa: E402
 from adapters import placement  # noqa: E402
-from benchmarks.throughput import load, verdict  # noqa: E402
+from benchmarks.throughput import load, process_cpu, verdict  # noqa: E402
 from conformance.campaign import execute, plan_configs  # noqa: E402
 from conformance.scenarios.registry import get_scenario  # noqa: E402
 
@@ -35,10 +34,7 @@ def outcome(e) -> str:
 def server_cpu(adapter: str) -> float:
     """CPU seconds the stdio server has used so far (0 in process)."""
     proc = getattr(adapters.resolve(adapter), "proc", None)
-    if proc is None:
-        return 0.0
-    fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return 0.0 if proc is None else process_cpu(proc.pid)
 
 
 def timed(scripts, adapter: str) -> tuple[float, float, str]:

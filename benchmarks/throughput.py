@@ -3,9 +3,13 @@ per wall second and per CPU-second, and the machine's load to quote beside them.
 from __future__ import annotations
 
 import os
+import resource
 import time
 import tracemalloc
 from contextlib import contextmanager
+from pathlib import Path
+
+import adapters
 
 from conformance.campaign import execute, plan_configs
 from conformance.scenarios.dledger import DLedgerCluster
@@ -17,6 +21,25 @@ from reference.simulator import Simulator
 def load() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds a live process (a stdio implementation's server) has used so far, read
+    from /proc; 0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_with_implementations() -> float:
+    """CPU seconds of this process and of the implementations' processes: the live ones
+    rmqha's adapters keep open between runs (read from /proc: a live child is in no
+    rusage) and those already ended."""
+    me, ended = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    live = sum(process_cpu(proc.pid) for a in adapters.open_adapters() if (proc := getattr(a, "proc", None)))
+    return me.ru_utime + me.ru_stime + ended.ru_utime + ended.ru_stime + live
 
 
 def measure(scenario_name: str, runs: int, size: int, mix: str, duration_ms: int, trace: bool = True,

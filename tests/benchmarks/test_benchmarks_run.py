@@ -5,9 +5,15 @@ The figures themselves are never asserted: speed lives in benchmarks/, not in te
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+
+import adapters
+from benchmarks.throughput import cpu_with_implementations, process_cpu
+from conformance.campaign import execute
+from conformance.script import read_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -103,6 +109,8 @@ def test_shrinking_prints_both_targets():
 def test_slips_prints_its_target():
     out = run("benchmarks/slips.py", "--slip", "quorum-half", "--runs", "3")
     assert "target median <= 5 s per CPU-second" in out and "caught 1 of 1 slips" in out and "load average" in out
+    ticked = run("benchmarks/slips.py", "--slip", "quorum-half", "--runs", "3", "--no-deadlines")
+    assert "ticked every 10 ms" in ticked and "caught 1 of 1 slips" in ticked
 
 
 @pytest.mark.parametrize("scenario", ["classic", "truncation"])
@@ -155,3 +163,19 @@ def test_reference_sweep_passes_the_reference_and_names_a_failing_run_with_its_r
                             text=True, timeout=300)
     assert report.returncode == 0, report.stderr
     assert "rmqha replay" in (tmp_path / "dledger-0" / "report" / "report.md").read_text()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_cpu_of_an_implementation_kept_open_between_runs_is_counted():
+    """A stdio server stays open between runs, so no rusage of this process counts it
+    yet: the benchmarks that quote the implementation's CPU read it from /proc."""
+    spec = f"stdio:node {ROOT / 'tests' / 'fixtures' / 'js' / 'dledger_node.js'}"
+    script = read_script(str(ROOT / "tests" / "fixtures" / "js" / "slips" / "commit-regresses.rmqha"))
+    script = script.with_steps(s for s in script.steps if s.op != "expect")
+    server = adapters.resolve(spec).proc.pid
+    before, mine, theirs = cpu_with_implementations(), time.process_time(), process_cpu(server)
+    for _ in range(5):
+        execute(script, spec, record_trace=False)
+    theirs = process_cpu(server) - theirs
+    assert theirs > 0.05, theirs  # the server did work of its own, still running
+    assert cpu_with_implementations() - before >= time.process_time() - mine + theirs - 0.02
