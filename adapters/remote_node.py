@@ -89,6 +89,8 @@ class RemoteNode:
         # (version, summary, decoded view, whether observe() or summary() read it yet)
         self._observed: tuple[int, Any, Any, bool] | None = None
         self._deadline: int | None = now  # the node's next_deadline; until it says one: its next tick
+        self.answers = 0  # its Ready answers, and how many of them gave a next_deadline
+        self.answers_with_deadline = 0
         create = {"kind": kind, "handle": handle, "node_id": node_id, "peers": list(peers), "seed": seed,
                   "durable": durable, "now": now, "observe_in_ready": True}
         if config is not None:
@@ -104,6 +106,9 @@ class RemoteNode:
             if not isinstance(raw, dict):
                 raise TypeError(f"expected an object, got {type(raw).__name__}")
             deadline = raw.get("next_deadline", now)  # left out: tick at the next 10 ms, as always
+            self.answers += 1
+            if "next_deadline" in raw:
+                self.answers_with_deadline += 1
             if deadline is not None and (type(deadline) is not int):
                 raise TypeError(f"next_deadline must be a time in ms or null, not {deadline!r}")
             messages = tuple(

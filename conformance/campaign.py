@@ -20,13 +20,14 @@ from typing import Callable, Iterable, Iterator, Sequence
 import attrs
 
 from adapters import placement
+from adapters.remote_node import RemoteNode
 from conformance.errors import AdapterError, UserError
 from conformance.faults import check_fault_mixes
 from conformance.scenarios.base import ExpectationFailed
 from conformance.scenarios.registry import Scenario, get_scenario
 from conformance.script import Script, Step
 from conformance.targets import drives_another_process
-from results.runresult import Counterexample, Coverage, PropertyVerdict, RunConfig, RunResult
+from results.runresult import Counterexample, Coverage, Metric, PropertyVerdict, RunConfig, RunResult
 
 
 # ---------------------------------------------------------------- execution
@@ -355,13 +356,14 @@ def run_one(config: RunConfig, shrink_budget: ShrinkBudget = NO_SHRINK) -> RunRe
     )
     verdict = "error" if ex.error else ("fail" if first else "pass")
     summary = cluster.run_summary()
+    sim = cluster.sim
     return RunResult(
         config=config,
         implementation=implementation,
         implementation_version=version,
         verdict=verdict,
-        steps=cluster.sim.steps,
-        simulated_ms=cluster.sim.now,
+        steps=sim.steps,
+        simulated_ms=sim.now,
         wall_ms=(time.perf_counter() - started) * 1000.0,
         elections=summary.elections,
         leader_changes=summary.leader_changes,
@@ -369,11 +371,23 @@ def run_one(config: RunConfig, shrink_budget: ShrinkBudget = NO_SHRINK) -> RunRe
         first_violation=first.violation.property if first else None,
         first_violation_step=first.step if first else None,
         properties=properties,
-        metrics=summary.metrics,
+        metrics=tuple(summary.metrics) + deadline_metric(sim),
         coverage=tuple(Coverage(p, o, c) for (p, o), c in sorted(cluster.coverage.items())),
         counterexamples=counterexamples,
         error=ex.error,
     )
+
+
+def deadline_metric(sim) -> tuple[Metric, ...]:
+    """``answers_without_deadline_percent``: the share of the run's node answers (an
+    outside implementation's) that gave no ``next_deadline``, so the node was ticked every
+    10 ms; none for rmqha's own in-process nodes (they always give one)."""
+    remote = [n for n in sim.incarnations() if isinstance(n, RemoteNode)]
+    answers = sum(n.answers for n in remote)
+    if not answers:
+        return ()
+    return (Metric("answers_without_deadline_percent",
+                   100.0 * (answers - sum(n.answers_with_deadline for n in remote)) / answers),)
 
 
 def shrink_result(result: RunResult, budget: ShrinkBudget = DEFAULT_SHRINK,

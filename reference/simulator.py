@@ -345,6 +345,10 @@ class Simulator:
             chain.requested = t
             self._plan_wake(chain)
 
+    def incarnations(self) -> list[Any]:
+        """Every node this run started, a restarted node once per life, in boot order."""
+        return [chain.node for chain in self._chains]
+
     @property
     def trace(self) -> list[TraceEvent]:
         """Every event so far (with ``record_trace``)."""

@@ -105,6 +105,7 @@ DISTRIBUTIONS = (
     ("failover_ms", "failover time", "ms"),
     ("terms_per_election", "terms per election", "terms"),
     ("messages_per_election", "messages per election", "messages"),
+    ("answers_without_deadline_percent", "node answers without a next_deadline", "% of a run's answers"),
 )
 
 

@@ -115,6 +115,20 @@ def test_a_report_says_the_node_does_not_report_spec_outcomes(tmp_path):
     assert "Never hit:" not in report
     summary = json.loads((tmp_path / "report" / "summary.json").read_text())
     assert summary["never_hit"] == [] and summary["abstract_states"][0]["states"] > 0
+    assert "give no `next_deadline`" not in report  # it gives its deadlines
+
+
+def test_a_report_says_a_node_without_deadlines_is_ticked_every_10_ms(tmp_path):
+    """The same node run with ``--no-deadlines`` (it then leaves ``next_deadline`` out, as
+    many a user's node does): the report says so and what answering it buys."""
+    spec = adapter() + " --no-deadlines"
+    done = subprocess.run([sys.executable, "-m", "cli.main", "check", "--scenario", "dledger", "--adapter", spec,
+                           "--no-spark", "--quiet", "--runs", "2", "--out", str(tmp_path / "results"),
+                           "--report", str(tmp_path / "report")], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = (tmp_path / "report" / "report.md").read_text()
+    assert f"`{spec}`: 100% of its nodes' answers give no `next_deadline`" in report, report
 
 
 @pytest.mark.parametrize("slip", [None] + SLIPS, ids=lambda s: s or "correct")

@@ -84,6 +84,19 @@ def test_report_md_html_summary_and_replay_files(data, tmp_path):
         "failover_ms.png", "mutant-double-vote-election-safety-seed7.rmqha.png"]
 
 
+@pytest.mark.parametrize("idle,said", [(100.0, True), (50.1, True), (50.0, False), (0.0, False), (None, False)])
+def test_a_report_says_when_an_implementation_is_ticked_every_10_ms(data, tmp_path, idle, said):
+    """Nodes that mostly answer without a next_deadline are ticked every 10 ms: the report
+    says what answering it buys; at or below half, or with no answers, it says nothing."""
+    data["distributions"].append({"metric": "answers_without_deadline_percent", "title": "t", "unit": "%",
+                                  "rows": [{"adapter": "reference", "n": 10, "mean": idle, "min": idle, "p50": idle,
+                                            "p90": idle, "p99": idle, "max": idle}], "histogram": {}})
+    md = (render(data, tmp_path / "report") / "report.md").read_text()
+    assert ("answers give no `next_deadline`" in md) is said
+    if said:
+        assert f"`reference`: {idle:.0f}% of its nodes' answers give no `next_deadline`" in md
+
+
 def test_a_report_of_an_incomplete_campaign_says_how_to_finish_it(data, tmp_path):
     data["completeness"].update(complete=False, committed_chunks=1)
     md = (render(data, tmp_path / "report") / "report.md").read_text()
