@@ -10,7 +10,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import adapters
-
 from conformance.campaign import execute, plan_configs
 from conformance.scenarios.dledger import DLedgerCluster
 from conformance.scenarios.registry import get_scenario
