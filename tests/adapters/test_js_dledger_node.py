@@ -6,7 +6,8 @@ counterexample the default ``rmqha check`` found and shrank for it
 (tests/fixtures/js/slips/SLIP.rmqha, written by ``python benchmarks/slips.py
 --scripts tests/fixtures/js/slips``): replayed as a user replays it, against the slip,
 it shows the violation it names; against the correct node, the same script passes.
-Every slip the fixture declares has such a script.
+Every slip the fixture declares has such a script. The node gives its ``next_deadline``;
+its runs are checked to be those of the same node ticked every 10 ms.
 """
 from __future__ import annotations
 
@@ -137,7 +138,7 @@ def test_the_node_gives_deadlines_and_runs_as_when_ticked_every_10_ms(slip):
     ticks and is still the run of a node ticked every 10 ms, byte for byte, with the same
     violations at the same steps (each slip's and the correct node's, one generated run
     each, the seeds spread over group sizes and fault mixes)."""
-    seed = 3 * ([None] + SLIPS).index(slip)
+    seed = 5 * ([None] + SLIPS).index(slip)  # group sizes and fault mixes rotate with the seed
     for script, name in generated(slip, seed):
         assert trace(script, name) == trace(script, name, deadlines=False), (slip, seed)
 
