@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance.campaign import execute, plan_configs, run_one, script_for
+from conformance.campaign import execute, plan_configs, run_one
 from conformance.script import read_script
 from reference.node_api import TICK_MS
-from tests.reference.test_deadlines import audited_run, trace
+from tests.reference.test_deadlines import audited_run, generated as generated_runs, trace
 
 ROOT = Path(__file__).parents[2]
 NODE = ROOT / "tests" / "fixtures" / "js" / "dledger_node.js"
@@ -39,8 +39,7 @@ def adapter(slip: str | None = None) -> str:
 
 def generated(slip: str | None, seed: int, runs: int = 1):
     """Generated runs from ``seed`` on, group sizes 3-5 and every fault mix in turn."""
-    return [(script_for(c), c.adapter) for c in plan_configs(
-        "js", runs, seed, "dledger", (adapter(slip),), None, (3, 4, 5), ("mixed", "crash", "partition", "lossy"))]
+    return generated_runs("dledger", runs, (adapter(slip),), (3, 4, 5), ("mixed", "crash", "partition", "lossy"), seed)
 
 
 def test_the_fixture_declares_its_slips_and_each_has_a_counterexample():

@@ -41,10 +41,11 @@ def trace(script, adapter=None, deadlines=True) -> tuple[str, dict]:
     return ex.cluster.trace_jsonl(), first
 
 
-def generated(scenario: str, seeds: int, adapters=("reference",), sizes=(3, 5), mixes=("mixed",)):
+def generated(scenario: str, seeds: int, adapters=("reference",), sizes=(3, 5), mixes=("mixed",), first_seed=0):
+    """(script, adapter) of ``seeds`` generated runs from ``first_seed``; sizes and mixes rotate with the seed."""
     sc = get_scenario(scenario)
     return [(sc.generate(c), c.adapter) for c in plan_configs(
-        "deadlines", seeds, 0, scenario=scenario, adapters=adapters, group_sizes=sizes, fault_mixes=mixes)]
+        "deadlines", seeds, first_seed, scenario=scenario, adapters=adapters, group_sizes=sizes, fault_mixes=mixes)]
 
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=[p.name for p in SCRIPTS])
