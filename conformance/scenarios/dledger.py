@@ -40,7 +40,7 @@ from spec.dledger.records import (ClientAppend, DLedgerView, ParseResult, PushEn
                                   VoteResponse, VoteResult)
 from spec.invariants import dledger as inv
 from spec.invariants import raft as raft_inv
-from spec.raft.abstract import step_state
+from spec.raft.abstract import handled, step_state
 from spec.raft.records import LinkFault
 from spec.steps import BOOT, CRASH, MESSAGE, TICK, StepEvent
 from spec.steps.dledger import DLedgerSteps
@@ -190,7 +190,7 @@ class DLedgerCluster(SimCluster):
         self._track_leader(view)
         self._last_views[node_id] = view
         self.judge_lease(node_id)
-        self._note_abstract_state(node_id, incoming)
+        self._note_abstract_state(node_id, incoming, previous)
         armed = self._crash_when
         if armed is not None and armed[1] in (None, node_id) and previous is not None \
                 and _STRIKES[armed[0]](previous, view):
@@ -227,9 +227,13 @@ class DLedgerCluster(SimCluster):
             self._lease_reported.add(("leader-lease", node_id, view.curr_term))  # once per leadership
             self.violate(found)
 
-    def _note_abstract_state(self, node_id: str, incoming) -> None:
-        """Count the abstract state a node's step reached (spec/raft/abstract.py)."""
-        self.note_abstract_state(step_state(node_id, self.event_kind(incoming),
+    def _note_abstract_state(self, node_id: str, incoming, before: DLedgerView | None) -> None:
+        """Count the abstract state a node's step reached (spec/raft/abstract.py); ``before``
+        is its view before the step, for the relation of a handled message's term
+        (a PySyncObj node's messages are opaque to rmqha: their kind alone)."""
+        event = handled(self.event_kind(incoming), getattr(incoming.payload, "term", None) if incoming else None,
+                        before.curr_term if before is not None else None)
+        self.note_abstract_state(step_state(node_id, event,
                                             [self._last_views.get(n) for n in self.peers], self.network_condition()))
 
     def judge(self, view: DLedgerView, incoming, ready) -> None:

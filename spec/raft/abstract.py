@@ -19,6 +19,13 @@ with no leader, the most up-to-date live log (last term, then length). A group's
 is the multiset of its node states (node names do not matter: symmetry), the number of
 live leaders, and the network's condition (``clean``, ``cut``: a partition or blocked
 link, ``lossy``: loss or duplication).
+
+A step's state (``step_state``, what the search steers by) adds what the node handled:
+a tick, or a message by its kind and its term against the node's own before the step
+(``handled``): every handler decides first on that relation (an older term is refused or
+ignored, a newer one makes the node step down, the same term is where votes, entries
+and acknowledgements are judged), so a stale or late message and a fresh one are
+different situations.
 """
 from __future__ import annotations
 
@@ -85,10 +92,24 @@ def group_state(views: Iterable[RaftView | None], network: str) -> str:
     return f"{' '.join(nodes)}|leaders={leaders}|{network}"
 
 
+MESSAGE_TERMS = ("<", "=", ">")  # a handled message's term against the node's: older, the same, newer
+
+
+def handled(kind: str, message_term: int | None, node_term: int | None) -> str:
+    """What a step handled, as a step's state names it: ``kind`` (``tick``, or a message
+    kind) with, for a message carrying a term, its relation to the node's term before
+    the step (``VoteRequest>``: a vote request of a newer term). Without both terms (a
+    client request, a message opaque to rmqha, a node's first step) the kind alone."""
+    if message_term is None or node_term is None:
+        return kind
+    return kind + ("<" if message_term < node_term else "=" if message_term == node_term else ">")
+
+
 def step_state(node_id: str, event: str, views: Iterable[RaftView | None], network: str) -> str | None:
     """The abstract state a node reached by one step, in its group's context: its own
-    state, what it handled (a message kind, or ``tick``), the live leaders (0, 1, 2+) and
-    the network, e.g. ``C<o/stale/<|PushEntryRequest|leaders=1|cut``: the coverage the
+    state, what it handled (``handled``: ``tick``, or a message kind and its term's
+    relation), the live leaders (0, 1, 2+) and the network, e.g.
+    ``C<o/stale/<|PushEntryRequest=|leaders=1|cut``: the coverage the
     search steers by. A whole group's state (``group_state``) is too fine for that:
     almost every run reaches new ones, so novelty would say nothing."""
     live = [v for v in views if v is not None]

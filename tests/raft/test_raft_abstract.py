@@ -8,11 +8,13 @@ from hypothesis import given, strategies as st
 from spec.raft.abstract import (
     COMMIT_RELATIONS,
     LOG_RELATIONS,
+    MESSAGE_TERMS,
     NODE_ROLES,
     TERM_RELATIONS,
     VOTES,
     every_node_state,
     group_state,
+    handled,
     log_relation,
     node_state,
     step_state,
@@ -70,6 +72,34 @@ def test_the_universe_is_every_combination():
     assert len(universe) == len(set(universe)) == (len(NODE_ROLES) * len(TERM_RELATIONS) * len(VOTES)
                                                    * len(LOG_RELATIONS) * len(COMMIT_RELATIONS))
     assert {row[0] for row in NODE_ROWS} <= set(universe)
+
+
+HANDLED_ROWS = [
+    # (expected, kind, the message's term, the node's term before the step)
+    ("VoteRequest<", "VoteRequest", 2, 3),  # older: refused or ignored
+    ("PushEntryRequest=", "PushEntryRequest", 3, 3),  # the same: judged on its contents
+    ("HeartBeatRequest>", "HeartBeatRequest", 4, 3),  # newer: the node steps down to it
+    ("tick", "tick", None, 3),
+    ("ClientAppend", "ClientAppend", None, 3),  # no term: the kind alone
+    ("VoteResponse", "VoteResponse", 2, None),  # a node's first step after a (re)start
+]
+
+
+@pytest.mark.parametrize("expected,kind,message_term,node_term", HANDLED_ROWS)
+def test_handled(expected, kind, message_term, node_term):
+    assert handled(kind, message_term, node_term) == expected
+
+
+def test_every_message_term_relation_has_a_row():
+    assert {row[0][-1] for row in HANDLED_ROWS if row[2] is not None and row[3] is not None} == set(MESSAGE_TERMS)
+
+
+@given(st.integers(0, 2**63), st.integers(0, 2**63))
+def test_handled_relation_is_the_terms_order(message_term, node_term):
+    """One relation for every pair of terms (past 2^31 too), and the kind kept in front."""
+    event = handled("VoteRequest", message_term, node_term)
+    assert event[:-1] == "VoteRequest"
+    assert event[-1] == MESSAGE_TERMS[(message_term >= node_term) + (message_term > node_term)]
 
 
 roles = st.sampled_from(list(RaftRole))
