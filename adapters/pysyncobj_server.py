@@ -388,10 +388,15 @@ class PySyncObjServer:
         return hello
 
     def _op_bye(self, args: dict) -> dict:
-        for node in self.nodes.values():
-            node.close()
-        self.nodes.clear()
+        self.close()
         return {}
+
+    def close(self) -> None:
+        """Close every node (each removes its journal directory); the server's end too
+        (``stdio_server.serve``), so a client that leaves without ``bye`` leaves none behind."""
+        nodes, self.nodes = list(self.nodes.values()), {}
+        for node in nodes:
+            node.close()
 
     def _op_call(self, args: dict) -> Any:
         raise _NotApplicable(f"pysyncobj has no handler-level operations (asked for {args.get('operation')!r})")

@@ -22,19 +22,26 @@ from adapters.reference_server import ReferenceServer
 def serve(server: Any, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     """Answer JSON-line requests with ``server.handle`` until ``bye`` or end of input: on
     the process's own stdin and stdout (raw file descriptors: one read per batch of
-    lines, one write per answer), or on the text streams given."""
-    if stdin is None and stdout is None:
-        return _serve_fds(server, sys.stdin.fileno(), sys.stdout.fileno())
-    stdin = stdin or sys.stdin
-    stdout = stdout or sys.stdout
-    for line in stdin:
-        answer, bye = _answer(server, line)
-        if answer is not None:
-            stdout.write(answer + "\n")
-            stdout.flush()
-        if bye:
-            break
-    return 0
+    lines, one write per answer), or on the text streams given. However it ends (a client
+    that leaves without ``bye`` too), the server's ``close`` (if it has one) releases
+    what its nodes hold outside the process (PySyncObj's journal directories)."""
+    try:
+        if stdin is None and stdout is None:
+            return _serve_fds(server, sys.stdin.fileno(), sys.stdout.fileno())
+        stdin = stdin or sys.stdin
+        stdout = stdout or sys.stdout
+        for line in stdin:
+            answer, bye = _answer(server, line)
+            if answer is not None:
+                stdout.write(answer + "\n")
+                stdout.flush()
+            if bye:
+                break
+        return 0
+    finally:
+        close = getattr(server, "close", None)
+        if close is not None:
+            close()
 
 
 def _serve_fds(server: Any, fd_in: int, fd_out: int) -> int:

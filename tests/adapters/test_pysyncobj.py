@@ -6,6 +6,9 @@ are scenario scripts under tests/scenarios/raft/ (run by tests/scenarios); here:
 the adapter's own guarantees, and that every finding over ``datagram`` links is
 harmless over TCP-like links (``fifo``), i.e. comes from the links, not the schedule.
 """
+import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -208,3 +211,29 @@ def test_an_error_in_its_connection_handling_is_an_error_verdict_with_the_exchan
     (config,) = plan_configs("tcp", 1, 0, "raft", ("pysyncobj:tcp",), None, (3,), ("transport",))
     result = run_one(config)
     assert result.verdict == "error" and "ConnectionResetError" in result.error
+
+
+@pytest.mark.parametrize("leave", ["bye", "end of input"])
+def test_its_journal_directories_go_with_the_server_however_the_client_leaves(tmp_path, leave):
+    """Each node keeps its FileJournal in a directory of its own; a client that ends
+    with ``bye`` or just closes the server's input (rmqha's process exiting) leaves none
+    behind (before, the second left one per node in the temporary directory)."""
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    server = subprocess.Popen([sys.executable, "-m", "adapters.stdio_server", "--implementation", "pysyncobj"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+                              cwd=Path(__file__).parents[2])
+    requests = [{"id": 1, "op": "hello", "args": {}}] + [
+        {"id": 2 + i, "op": "node_create", "args": {"kind": "raft", "handle": f"h{i}", "node_id": n,
+                                                     "peers": ["n1", "n2", "n3"], "seed": 1, "now": 0}}
+        for i, n in enumerate(["n1", "n2", "n3"])]
+    for req in requests:
+        server.stdin.write(json.dumps(req) + "\n")
+        server.stdin.flush()
+        assert json.loads(server.stdout.readline())["ok"]
+    assert len(list(tmp_path.glob("rmqha-pysyncobj-*"))) == 3
+    if leave == "bye":
+        server.stdin.write(json.dumps({"id": 9, "op": "bye", "args": {}}) + "\n")
+    server.stdin.close()
+    assert server.wait(timeout=30) == 0
+    server.stdout.close()
+    assert list(tmp_path.glob("rmqha-pysyncobj-*")) == []
