@@ -88,9 +88,23 @@ def _view(server, handle):
     return _call(server, "node.observe", handle=handle)["view"]
 
 
-def test_term_and_vote_survive_a_crash_in_the_file_journal_not_in_memory():
+@pytest.fixture
+def servers():
+    """In-process servers, closed after the test (each node's journal directory goes with it)."""
+    made: list[PySyncObjServer] = []
+
+    def make(**kwargs) -> PySyncObjServer:
+        made.append(PySyncObjServer(**kwargs))
+        return made[-1]
+
+    yield make
+    for server in made:
+        server.close()
+
+
+def test_term_and_vote_survive_a_crash_in_the_file_journal_not_in_memory(servers):
     for journal, survives in (("file", True), ("memory", False)):
-        server = PySyncObjServer(journal=journal)
+        server = servers(journal=journal)
         _create(server, "a")
         now = 0
         while _view(server, "a")["curr_term"] == 0:  # an election timeout makes it a candidate
@@ -110,8 +124,8 @@ def _vote_request(term: int, seq: int) -> dict:
 
 
 @pytest.mark.parametrize("links,final_term", [("fifo", 5), ("datagram", 7)])
-def test_fifo_links_discard_what_a_tcp_stream_would_never_show(links, final_term):
-    server = PySyncObjServer(links=links)
+def test_fifo_links_discard_what_a_tcp_stream_would_never_show(links, final_term, servers):
+    server = servers(links=links)
     _create(server, "a")
     server.incarnation["n2#1"] = 5  # the sender's incarnation, as if created on this server
     for term, seq in ((5, 2), (7, 1), (7, 2)):  # a newer message, then an older one, then a duplicate
