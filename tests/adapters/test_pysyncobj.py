@@ -237,7 +237,7 @@ def test_its_journal_directories_go_with_the_server_however_the_client_leaves(tm
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
                               cwd=Path(__file__).parents[2])
     requests = [{"id": 1, "op": "hello", "args": {}}] + [
-        {"id": 2 + i, "op": "node_create", "args": {"kind": "raft", "handle": f"h{i}", "node_id": n,
+        {"id": 2 + i, "op": "node.create", "args": {"kind": "raft", "handle": f"h{i}", "node_id": n,
                                                      "peers": ["n1", "n2", "n3"], "seed": 1, "now": 0}}
         for i, n in enumerate(["n1", "n2", "n3"])]
     for req in requests:
