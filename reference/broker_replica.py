@@ -85,6 +85,9 @@ class BrokerReplica(Outbox):
         durable = durable or ReplicaDurable((), EpochFile())
         self.log: list[LogMessage] = [m for m, _ in durable.log]
         self.ids: list[str] = [i for _, i in durable.log]
+        # the log's entries below this index are those a view last read (views built from the
+        # log extend what they built rather than build it again: a log only grows or is cut)
+        self.unchanged_below = 0
         self.flushed = self.log[-1].end if self.log else 0
         self.epoch_file = durable.epoch_file
         self.role = Role.NONE
@@ -134,6 +137,7 @@ class BrokerReplica(Outbox):
         keep = sum(1 for m in self.log if m.end <= offset)
         del self.log[keep:]
         del self.ids[keep:]
+        self.unchanged_below = min(self.unchanged_below, keep)
         self.flushed = min(self.flushed, self.max_offset)
 
     def _flush(self, upto: int | None = None) -> None:

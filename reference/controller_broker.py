@@ -24,6 +24,7 @@ registration step the controller refuses is tried again after
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Optional
 
 import attrs
@@ -65,6 +66,11 @@ from spec.controller.records import (
 from spec.truncation.epoch_file import find_entry_by_epoch
 from spec.truncation.replication import Message as LogMessage
 
+# One entry object for a message however many brokers hold it: their views' logs then compare
+# by identity, in C (the abstraction relates every broker's log to the master's whenever one
+# changes). A cache of values, bounded: an entry built again is equal, only slower to compare.
+log_entry = functools.lru_cache(maxsize=1 << 16)(LogEntry)
+
 CALL_TIMEOUT_MS = 3_000
 WRITE_TIMEOUT_MS = 3_000  # syncFlushTimeout: a write not acknowledged by then is FLUSH_SLAVE_TIMEOUT
 
@@ -93,6 +99,7 @@ class ControllerModeBroker(BrokerReplica):
     def __init__(self, node_id: str, peers: tuple[str, ...], setup: BrokerSetup, durable: BrokerDurable | None = None,
                  now: int = 0):
         super().__init__(node_id, peers, durable.replica if durable else None, now)
+        self._entries: list[LogEntry] = []  # log_entries' last answer
         self.setup = setup
         self.rules = setup.rules
         if durable is None:
@@ -128,7 +135,15 @@ class ControllerModeBroker(BrokerReplica):
     # ------------------------------------------------------------------ views
 
     def log_entries(self) -> tuple[LogEntry, ...]:
-        return tuple(LogEntry(t.msg_id, m.offset, m.end, t.queue, t.queue_offset) for m, t in zip(self.log, self.ids))
+        """The commitlog as entries: those of the last call kept up to where the log was cut
+        since, the rest built (a view is rebuilt on every change; building the whole log each
+        time cost a long run more per step the longer its log grew)."""
+        kept = min(len(self._entries), self.unchanged_below)
+        del self._entries[kept:]
+        self._entries += [log_entry(t.msg_id, m.offset, m.end, t.queue, t.queue_offset)
+                          for m, t in zip(self.log[kept:], self.ids[kept:])]
+        self.unchanged_below = len(self.log)
+        return tuple(self._entries)
 
     def visible(self) -> tuple[LogEntry, ...]:
         """What a consumer reading from this broker sees (its consume queue)."""
