@@ -47,6 +47,15 @@ def stream_name(text: str) -> str:
     return text
 
 
+class Named(argparse.Action):
+    """Store the value and note that the user named it (``<dest>_named``): a default and
+    the same value given on the command line can mean different things."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        setattr(namespace, f"{self.dest}_named", True)
+
+
 POSITIVE = whole(1)
 NON_NEGATIVE = whole(0)
 SEED = whole(0, MAX_SEED, "a seed")

@@ -15,8 +15,10 @@ every operation it declares, judged against the spec on a deterministic sample, 
 upstream departures named (``handler-level.md`` and ``.json`` in ``--report``, or in a
 subdirectory of it per adapter when the check names several, beside a campaign's report;
 ``conformance/handler_check.py``). An operation the implementation failed on names the call.
-Its verdict counts like a campaign's: 1 for a disagreement, 3 for an implementation error,
-2 when nothing could be judged.
+With ``--scenario`` named, only the operations of that scenario's families are judged
+(``Scenario.handler_families``); none of them answered is *not applicable*. Its verdict
+counts like a campaign's: 1 for a disagreement, 3 for an implementation error, 2 when
+nothing could be judged.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from pathlib import Path
 from cli.args import output_dir
 from cli.commands import report as report_command
 from cli.commands import run as run_command
+from conformance.scenarios.registry import get_scenario
 
 
 def register(sub) -> None:
@@ -47,13 +50,17 @@ def run(args) -> int:
 
     started = time.perf_counter()
     check_out_dir(args.report)  # refuse an unusable report directory before the campaign runs
-    args.adapter, handler_reports, status = _check_handler_only(args)
+    args.adapter, handler_reports, handler_verdicts = _check_handler_only(args)
     if not args.adapter:
-        replaced = _campaign_reported_in(Path(args.report))
-        _write_handler_level(args.report, handler_reports, beside_campaign=False)
-        if replaced:
-            _say_replaced(args, replaced)
-        return status
+        if handler_reports:  # nothing judged: an earlier report stays as it was
+            replaced = _campaign_reported_in(Path(args.report))
+            _write_handler_level(args.report, handler_reports, beside_campaign=False)
+            if replaced:
+                _say_replaced(args, replaced)
+        verdict = _worst(handler_verdicts.values())
+        each = "; ".join(f"{spec}: {v}" for spec, v in handler_verdicts.items())
+        print(f"verdict: {verdict.upper()} (handler level)" + (f" — {each}" if len(handler_verdicts) > 1 else ""))
+        return EXIT_STATUS[verdict]
     args.campaign = args.campaign or run_command.campaign_name(Path(args.out))
     spec = run_command.campaign_spec_from(args)
     results = Path(args.out) / spec.campaign
@@ -74,7 +81,7 @@ def run(args) -> int:
     if handler_reports:
         _write_handler_level(args.report, handler_reports, beside_campaign=True)
     print(report_command.verdict_line(data))
-    return max(status, EXIT_STATUS[data["verdict"]["verdict"]])
+    return EXIT_STATUS[_worst([*handler_verdicts.values(), data["verdict"]["verdict"]])]
 
 
 def _write_handler_level(report: str, reports: dict, beside_campaign: bool) -> None:
@@ -105,10 +112,17 @@ def _campaign_reported_in(report: Path) -> str | None:
 EXIT_STATUS = {"conformant": 0, "not conformant": 1, "errors": 3, "not applicable": 2}
 
 
+def _worst(verdicts) -> str:
+    """The verdict of several, as a campaign report combines its adapters' (reports/build.py)."""
+    from reports.build import VERDICTS
+
+    return max(verdicts, key=VERDICTS.index)
+
+
 def _check_handler_only(args) -> tuple[list[str], dict, int]:
     """Check every adapter that runs no nodes at handler level; the adapters left for the campaign,
-    the handler-level reports to write (markdown and JSON by report subdirectory) and the exit
-    status so far."""
+    the handler-level reports to write (markdown and JSON by report subdirectory) and the
+    verdict of each adapter checked (``handler_check.verdict``'s words)."""
     import sys
 
     from tqdm import tqdm
@@ -118,15 +132,23 @@ def _check_handler_only(args) -> tuple[list[str], dict, int]:
     from conformance.departures import counted
     from reports.render import HANDLER_LEVEL_MD
 
-    campaign, reports, status = [], {}, 0
+    campaign, reports, verdicts_by_spec = [], {}, {}
     for spec in args.adapter or ["reference"]:
         if spec == "reference" or spec.startswith("mutant:") or "=" in spec.split(":", 1)[0] or resolve(spec).info.nodes:
             campaign.append(spec)
             continue
         adapter = resolve(spec)
-        bar = tqdm(total=len(adapter.info.operations), desc=f"{spec}: handler level", unit="operation",
+        operations = _operations_judged(args, adapter.info.operations)
+        if not operations:
+            scenario = get_scenario(args.scenario)
+            print(f"{spec}: {adapter.info.implementation} {adapter.info.version} runs no nodes and answers no "
+                  f"handler-level operation of scenario {scenario.name} "
+                  f"({', '.join(f + '.*' for f in scenario.handler_families) or 'it has none'}): not applicable")
+            verdicts_by_spec[spec] = "not applicable"
+            continue
+        bar = tqdm(total=len(operations), desc=f"{spec}: handler level", unit="operation",
                    disable=args.quiet, file=sys.stderr)
-        verdicts = handler_check.check_handlers(adapter, progress=lambda: bar.update(1))
+        verdicts = handler_check.check_handlers(adapter, progress=lambda: bar.update(1), operations=operations)
         bar.close()
         reports[_slug(spec) if len(args.adapter or ()) > 1 else ""] = (
             handler_check.render(adapter.info, verdicts), handler_check.summary(adapter.info, verdicts))
@@ -137,8 +159,16 @@ def _check_handler_only(args) -> tuple[list[str], dict, int]:
             known = counted(v.departures)
             print(f"  {v.operation}: {v.verdict} ({v.agreed} of {v.judged} agree{'; ' + known if known else ''})"
                   + (f": {v.error} (the call it failed on: {HANDLER_LEVEL_MD})" if v.error else ""))
-        status = max(status, EXIT_STATUS[handler_check.verdict(verdicts)])
-    return campaign, reports, status
+        verdicts_by_spec[spec] = handler_check.verdict(verdicts)
+    return campaign, reports, verdicts_by_spec
+
+
+def _operations_judged(args, declared) -> frozenset[str]:
+    """What a handler-level check judges: with ``--scenario`` named, the declared operations of
+    that scenario's families (``Scenario.handler_families``); else every declared one."""
+    if not getattr(args, "scenario_named", False):
+        return frozenset(declared)
+    return get_scenario(args.scenario).handler_operations(declared)
 
 
 def _slug(spec: str) -> str:

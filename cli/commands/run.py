@@ -5,7 +5,7 @@ import datetime as _dt
 import sys
 from pathlib import Path
 
-from cli.args import NON_NEGATIVE, POSITIVE, SEED, output_dir, stream_name
+from cli.args import NON_NEGATIVE, POSITIVE, SEED, Named, output_dir, stream_name
 from conformance.campaign import DEFAULT_SHRINK, NO_SHRINK, ShrinkBudget
 from conformance.errors import NotApplicable, UserError
 from conformance.targets import check_applicable, combine_adapter_args
@@ -23,8 +23,9 @@ def add_campaign_arguments(p) -> None:
                         "ROLE=SPEC names the implementation of one role (controller, broker), e.g. "
                         "--adapter broker=stdio:CMD --adapter controller=reference; a plain SPEC beside "
                         "them runs the other roles. Default: reference")
-    p.add_argument("--scenario", default="dledger", metavar="NAME",
+    p.add_argument("--scenario", default="dledger", metavar="NAME", action=Named,
                    help=f"scenario family: {', '.join(SCENARIOS)} (default: %(default)s)")
+    p.set_defaults(scenario_named=False)
     p.add_argument("--profile", default=None, help=f"spec profile to judge against: {profile_help()}")
     p.add_argument("--runs", type=POSITIVE, default=DEFAULTS["runs"], help="runs per adapter (default: %(default)s)")
     p.add_argument("--seed", type=SEED, default=0, help="first seed (default: %(default)s)")

@@ -83,6 +83,13 @@ class Scenario:
     abstract_universe: tuple[str, ...] = ()
     # the spec profiles it can judge against (--profile), default_profile among them
     profiles: tuple[str, ...] = ()
+    # the families of handler-level operations (docs/adapter-protocol.md) whose procedures
+    # its nodes run: what ``rmqha check --scenario`` judges of an implementation that runs no nodes
+    handler_families: tuple[str, ...] = ()
+
+    def handler_operations(self, declared) -> frozenset[str]:
+        """The operations of ``declared`` that belong to this scenario's families."""
+        return frozenset(op for op in declared if op.split(".", 1)[0] in self.handler_families)
 
     def profile(self, name: str | None) -> str:
         """``name`` (or the default), checked: an unknown profile is bad input before any work."""
@@ -97,6 +104,7 @@ class Scenario:
 SCENARIOS: dict[str, Scenario] = {
     "dledger": Scenario(
         name="dledger",
+        handler_families=("dledger",),
         default_profile="dledger-0.4",
         # its invariants and the step conformance of every node (spec/steps/dledger.py)
         properties=tuple(dledger_inv.INVARIANTS) + dledger_steps.PROPERTIES,
@@ -130,6 +138,7 @@ SCENARIOS: dict[str, Scenario] = {
     ),
     "truncation": Scenario(
         name="truncation",
+        handler_families=("truncation",),
         default_profile="rocketmq-5.1",
         # its invariants and the step conformance of every replica (spec/steps/replica.py)
         properties=tuple(truncation_inv.INVARIANTS) + replica_steps.PROPERTIES,
@@ -146,6 +155,7 @@ SCENARIOS: dict[str, Scenario] = {
     ),
     "controller": Scenario(
         name="controller",
+        handler_families=("controller", "broker", "truncation"),
         default_profile="rocketmq-5.1",
         # its invariants and the step conformance of every controller and broker
         # (spec/steps/controller.py, spec/steps/broker.py)
@@ -161,6 +171,7 @@ SCENARIOS: dict[str, Scenario] = {
     ),
     "classic": Scenario(
         name="classic",
+        handler_families=("classic",),
         default_profile="rocketmq-4.9.3",
         # its invariants and the step conformance of every broker (spec/steps/classic.py)
         properties=tuple(classic_inv.INVARIANTS) + classic_steps.PROPERTIES,

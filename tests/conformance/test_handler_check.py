@@ -89,3 +89,31 @@ def test_fingerprint_of_an_implementation_without_dledger_operations_judges_what
     assert done.returncode == 0, done.stderr
     assert "truncation.append" in done.stdout and "agrees but for known departures (upstream-empty-epoch" in done.stdout
     assert "handle_vote" not in done.stdout  # no DLedger table of "not applicable" rows
+
+
+def test_a_named_scenario_judges_only_its_operations(tmp_path):
+    """``--scenario`` names what to judge: the truncation operations belong to the truncation
+    scenario and to the controller stack (whose brokers run the epoch file), not to DLedger."""
+    for scenario in ("truncation", "controller"):
+        done, report = check(tmp_path / scenario, "as_released", "--scenario", scenario)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert done.stdout.splitlines()[-1] == "verdict: CONFORMANT (handler level)"
+        assert len(json.loads((report / "handler-level.json").read_text())["operations"]) == 3
+
+
+def test_a_named_scenario_none_of_whose_operations_it_answers_is_not_applicable(tmp_path):
+    """An epoch file checked as a classic broker or a DLedger node: nothing to judge, exit 2,
+    one line saying why; no report written (an earlier one would stay)."""
+    for scenario in ("classic", "dledger"):
+        done, report = check(tmp_path / scenario, "as_released", "--scenario", scenario)
+        assert done.returncode == 2, done.stdout + done.stderr
+        lines = done.stdout.splitlines()
+        assert f"answers no handler-level operation of scenario {scenario} ({scenario}.*): not applicable" in lines[0]
+        assert lines[-1] == "verdict: NOT APPLICABLE (handler level)"
+        assert not report.exists() and "Traceback" not in done.stderr
+
+
+def test_without_a_scenario_every_declared_operation_is_judged_and_the_worst_verdict_wins(tmp_path):
+    done, _ = check(tmp_path, "ascending_scan", "--adapter", f"{FIXTURE}:as_released")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1].startswith("verdict: NOT CONFORMANT (handler level) — ")
