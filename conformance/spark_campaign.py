@@ -435,12 +435,15 @@ def run_campaign(
     bar = tqdm(total=total, unit="run", desc=f"campaign {spec.campaign}", disable=not progress, leave=True)
     summary = {"runs": 0, "fail": 0, "error": 0, "chunks": 0}
 
+    def counts() -> str:
+        return f"fail={summary['fail']}, error={summary['error']}"
+
     def account(status: dict) -> None:
         for k in ("runs", "fail", "error"):
             summary[k] += status[k]
         summary["chunks"] += 1
+        bar.set_postfix_str(counts(), refresh=False)  # before update, which draws the bar
         bar.update(status["runs"])
-        bar.set_postfix(fail=summary["fail"], error=summary["error"], refresh=False)
 
     started = time.perf_counter()
     try:
@@ -461,7 +464,8 @@ def run_campaign(
 
             _run_on_spark(out, spec, [w for w in waves if w], master, run_fn, account, started=spark_up)
         # once every verdict is committed (in this process: the driver, under Spark)
-        summary["shrunk"] = shrink_campaign(out, spec, note=lambda text: bar.set_postfix_str(text))
+        summary["shrunk"] = shrink_campaign(out, spec, note=lambda text: bar.set_postfix_str(
+            f"{counts()}, {text}" if text else counts()))
     finally:
         bar.close()
     staging = out / io.STAGING
