@@ -80,5 +80,9 @@ def run(args) -> int:
         if answered:
             differ = [SHORT.get(op, op) for op, names in answered.items() if judged not in names]
             print(f"{judged}: " + (f"differs in {', '.join(differ)}" if differ
-                                   else "reproduced by every procedure the implementation answers"))
+                                   else "reproduced by every profile-dependent procedure the implementation answers"))
+    wrong = [f"{v.operation} ({v.verdict})" for v in verdicts if v.verdict in ("disagrees", "error")]
+    if wrong:  # the lines above speak of profiles only: say what no profile explains
+        print(f"against the spec, where no profile varies: {', '.join(wrong)} (the differential tests show the "
+              f"first difference: pytest --adapter=SPEC tests/conformance/test_handler_level.py)")
     return 0

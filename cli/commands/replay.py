@@ -116,8 +116,10 @@ def run(args) -> int:
     if args.trace:
         with open(args.trace, "w", encoding="utf-8") as f:
             f.write(cluster.trace_jsonl())
-    print(f"{args.file}: scenario {script.scenario}, adapter {adapter}, {len(script.steps)} steps, "
-          f"{cluster.sim.now} ms simulated")
+    expects = sum(1 for s in script.steps if s.op == "expect")  # checks, not steps: as a shrunk title counts
+    print(f"{args.file}: scenario {script.scenario}, adapter {adapter}, {len(script.steps) - expects} steps"
+          + (f" and {expects} expect line{'s' if expects > 1 else ''}" if expects else "")
+          + f", {cluster.sim.now} ms simulated")
     if ex.error:
         raise AdapterError(f"the implementation failed during replay: {ex.error}")
     seen: set[str] = set()

@@ -63,3 +63,14 @@ def test_prove_truncation_one_variant(capsys):
     assert main(["prove", "truncation", "--max-epochs", "3", "--variant", "max-of-end-offsets", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "refuted" in out and "epoch file" in out
+    # the last line names what was checked: the algorithm itself was not
+    assert out.splitlines()[-1] == "result: the bad variant is refuted (the algorithm not checked)"
+
+
+def test_the_result_line_names_only_what_was_checked():
+    from cli.commands.prove import _result
+
+    assert _result(True, True, True) == "the algorithm is proved and every bad variant refuted"
+    assert _result(True, True, False) == "the algorithm is proved (no bad variant checked)"
+    assert _result(False, True, False) == "the algorithm is NOT proved"
+    assert _result(False, False, True) == "the bad variant is NOT refuted"
