@@ -282,3 +282,23 @@ def test_by_hand_a_crash_loses_what_was_on_its_way_to_the_node_and_a_restart_wha
     assert sim.nodes["c"].count == 1 and sim.in_flight == [Message("b", "a", "ping")]
     sim.restart("b")
     assert sim.in_flight == [] and sim.nodes["a"].count == 0
+
+
+class Amplifier(Echo):
+    """Answers every message twice: traffic that feeds itself."""
+
+    def step(self, m, now):
+        peer = "b" if self.node_id == "a" else "a"
+        return Ready((Message(self.node_id, peer, "ping"), Message(self.node_id, peer, "ping")))
+
+
+def test_a_flood_ends_the_run_as_the_implementations_error():
+    """A node whose traffic feeds itself would keep a run going forever (the per-request
+    timeout never fires: every answer comes at once); it ends as a ``MessageFlood``."""
+    from reference.simulator import MAX_SENDS_PER_SECOND, MessageFlood
+
+    sim = Simulator(1, ("a", "b"), Amplifier, NetConfig(1, 1))
+    sim.run_for(1)
+    sim.client("a", "ping")
+    with pytest.raises(MessageFlood, match=f"more than {MAX_SENDS_PER_SECOND:,} messages within simulated second"):
+        sim.run_for(1000)
