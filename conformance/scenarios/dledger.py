@@ -579,7 +579,7 @@ class _Planner:
             steps += self.appends(rng.randint(0, 2))
             if rng.random() < 0.5:
                 steps.append(Step("heal"))
-        elif choice == "leader-minority-beyond-lease":
+        elif choice == "leader-minority-beyond-lease" and len(nodes) > 1:  # a group of one has no minority
             # the leader and a minority are cut off for longer than the leader's lease
             steps.append(Step("isolate-leader-with", (str(rng.randint(1, max(1, len(nodes) // 2))),)))
             steps += self.appends(rng.randint(1, 3))

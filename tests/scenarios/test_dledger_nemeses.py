@@ -37,3 +37,16 @@ def test_late_and_duplicated_brings_followers_appends_they_have_moved_past():
     nemesis wrote; 12 with it)."""
     runs = sum(_appends_behind_the_end(seed, "lossy") > 0 for seed in range(40))
     assert runs >= 8, runs
+
+
+def test_a_group_of_one_runs_every_fault_mix():
+    """``--group-size 1`` is accepted (a group of one elects itself): no nemesis asks for a
+    minority it does not have (``leader-minority-beyond-lease`` stopped such a campaign with
+    an error about the script's line 0)."""
+    from conformance.faults import FAULT_MIXES
+
+    for k, mix in enumerate(sorted(FAULT_MIXES) * 8):
+        config = RunConfig(campaign="t", seed=k, adapter="reference", scenario="dledger", profile="dledger-0.4",
+                           group_size=1, fault_mix=mix, duration_ms=30_000)
+        ex = execute(script_for(config), "reference", record_trace=False)
+        assert ex.error is None and not ex.cluster.violations, (k, mix, ex.error)
