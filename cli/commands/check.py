@@ -119,7 +119,7 @@ def _worst(verdicts) -> str:
     return max(verdicts, key=VERDICTS.index)
 
 
-def _check_handler_only(args) -> tuple[list[str], dict, int]:
+def _check_handler_only(args) -> tuple[list[str], dict, dict[str, str]]:
     """Check every adapter that runs no nodes at handler level; the adapters left for the campaign,
     the handler-level reports to write (markdown and JSON by report subdirectory) and the
     verdict of each adapter checked (``handler_check.verdict``'s words)."""
