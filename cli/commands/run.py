@@ -5,7 +5,7 @@ import datetime as _dt
 import sys
 from pathlib import Path
 
-from cli.args import NON_NEGATIVE, POSITIVE, SEED, output_dir, stream_name
+from cli.args import NON_NEGATIVE, POSITIVE, SEED, output_dir, plain_name, stream_name
 from conformance.campaign import DEFAULT_SHRINK, NO_SHRINK, ShrinkBudget
 from conformance.errors import NotApplicable, UserError
 from conformance.targets import check_applicable, combine_adapter_args
@@ -39,7 +39,8 @@ def add_campaign_arguments(p) -> None:
     p.add_argument("--master", default=DEFAULT_MASTER,
                    help="Spark master (default: %(default)s); a cluster URL runs the same job there")
     p.add_argument("--no-spark", action="store_true", help="run in this process instead of a Spark job")
-    p.add_argument("--campaign", default=None, help="campaign name (default: derived from the time)")
+    p.add_argument("--campaign", default=None, type=plain_name, metavar="NAME",
+                   help="campaign name, one path component (default: derived from the time)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_shrink_arguments(p)
     p.add_argument("--no-search", action="store_true",

@@ -118,6 +118,12 @@ BAD_INPUTS = [
     ("fingerprint: unsupported for every input (zero samples judged)", {},
      "fingerprint --quiet --samples 5 --adapter python:tests.fixtures.spec_handlers:UnsupportedEverywhere",
      "no sample judged, nothing to fingerprint"),
+    # a campaign name is a directory under --out: one plain name, never a path out of it
+    ("check --campaign ../../x", {}, "check --campaign ../../x --out {dir}/r --report {dir}/rep",
+     "argument --campaign: '../../x' is not a plain name"),
+    ("check --campaign /abs/path", {}, "check --campaign {dir}/abs --out {dir}/r --report {dir}/rep",
+     "argument --campaign: '{dir}/abs' is not a plain name"),
+    ("run --campaign ..", {}, "run --campaign .. --out {dir}/r", "argument --campaign: '..' is not a plain name"),
     ("run --chunk-size 0", {}, "run --chunk-size 0 --out {dir}/r", "argument --chunk-size: '0' is not"),
     ("run --runs 0", {}, "run --runs 0 --out {dir}/r", "argument --runs: '0' is not"),
     ("run --seed -1", {}, "run --seed -1 --out {dir}/r", "argument --seed: '-1' is not a seed"),
