@@ -459,7 +459,7 @@ def run_campaign(
     try:
         left = {c.id for c in todo}
         waves = [[c for c in wave if c.id in left] for wave in plan_waves(spec)]
-        if master is None:
+        if master is None or not todo:  # a finished campaign starts no Spark job
             for wave in waves:
                 for chunk in wave:
                     account(execute_and_commit(str(out), spec, chunk, run_fn, known_before(out, spec, chunk)))
@@ -481,9 +481,11 @@ def run_campaign(
     if staging.is_dir() and not any(staging.iterdir()):
         staging.rmdir()
     summary["seconds"] = time.perf_counter() - started
-    summary["committed_runs"] = sum(
-        m["tables"]["runs"]["rows"] for m in io.committed_chunks(out).values()
-    )
+    # the campaign's verdicts so far, this session's and earlier ones' (what --resume exits with)
+    committed = io.committed_chunks(out).values()
+    summary["committed_runs"] = sum(m["tables"]["runs"]["rows"] for m in committed)
+    for k in ("fail", "error"):
+        summary[f"committed_{k}"] = sum(m["summary"][k] for m in committed)
     return summary
 
 

@@ -358,7 +358,10 @@ def run(args) -> int:
     if isinstance(summary, int):
         return summary
     print(f"{summary['runs']} runs in {summary['seconds']:.1f} s: {summary['fail']} failed, "
-          f"{summary['error']} errored; {summary['committed_runs']} runs committed in {args.out}")
-    # 1 a property violated; 3 no violation but runs the implementation failed (README's
-    # exit statuses: an errored run is not a pass, and not a violation either)
-    return 1 if summary["fail"] else 3 if summary["error"] else 0
+          f"{summary['error']} errored; {summary['committed_runs']} runs committed in {args.out}"
+          + (f" ({summary['committed_fail']} failed, {summary['committed_error']} errored)"
+             if summary["committed_runs"] != summary["runs"] else ""))
+    # the campaign's committed verdicts, earlier sessions' too (--resume): 1 a property
+    # violated; 3 no violation but runs the implementation failed (README's exit
+    # statuses: an errored run is not a pass, and not a violation either)
+    return 1 if summary["committed_fail"] else 3 if summary["committed_error"] else 0

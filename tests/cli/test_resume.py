@@ -92,3 +92,21 @@ def test_resume_with_a_setting_on_the_command_line_is_refused(interrupted, tmp_p
     code = main(["run", "--resume", "--no-spark", "--quiet", "--out", str(out), "--runs", "5"])
     err = capsys.readouterr().err
     assert code == 2 and "leave out --runs" in err and err.count("\n") == 1, err
+
+
+def test_resuming_a_finished_campaign_exits_with_its_verdicts_and_starts_no_spark(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "c"
+    assert main(["run", "--no-spark", "--quiet", "--runs", "2", "--chunk-size", "1", "--duration", "1000",
+                 "--no-search", "--no-shrink", "--adapter", "mutant:vote-not-durable", "--out", str(out)]) == 1
+    capsys.readouterr()
+
+    def no_spark(*args, **kwargs):
+        raise AssertionError("nothing left to run, Spark must not start")
+
+    monkeypatch.setattr("conformance.spark_campaign.spark_session", no_spark)
+    code = main(["run", "--resume", "--out", str(out)])  # on Spark, as a user resumes: nothing to run
+    captured = capsys.readouterr()
+    assert code == 1, captured  # the committed runs violated properties
+    assert "starting Spark" not in captured.err
+    assert "0 runs in" in captured.out and "2 runs committed in" in captured.out and "(2 failed, 0 errored)" in \
+        captured.out

@@ -123,8 +123,10 @@ def test_resuming_a_finished_campaign_starts_no_spark_job(tmp_path, monkeypatch)
         raise AssertionError("nothing left to run, Spark must not start")
 
     monkeypatch.setattr("results.spark.spark_session", no_spark)
+    monkeypatch.setattr("conformance.spark_campaign.spark_session", no_spark)
     summary = run_campaign(out, None, master="local[2]", resume=True, progress=False, run_fn=synthetic_run)
     assert summary["runs"] == 0 and summary["committed_runs"] == 6
+    assert (summary["committed_fail"], summary["committed_error"]) == (1, 0)  # seed 4's, committed before
 
 
 def test_shrinking_replays_no_adapter_the_manifest_does_not_name(tmp_path):
