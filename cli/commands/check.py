@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from cli.args import output_dir
+from conformance.errors import UserError
 from cli.commands import report as report_command
 from cli.commands import run as run_command
 
@@ -55,6 +56,7 @@ def run(args) -> int:
             _say_replaced(args, replaced)
         return status
     args.campaign = args.campaign or run_command.campaign_name(Path(args.out))
+    _check_apart(args.report, args.out, args.campaign)
     spec = run_command.campaign_spec_from(args)
     results = Path(args.out) / spec.campaign
     args.campaign = spec.campaign
@@ -75,6 +77,16 @@ def run(args) -> int:
         _write_handler_level(args.report, handler_reports, beside_campaign=True)
     print(report_command.verdict_line(data))
     return max(status, EXIT_STATUS[data["verdict"]["verdict"]])
+
+
+def _check_apart(report: str, out: str, campaign: str) -> None:
+    """The report directory is replaced whole: it can neither be --out nor hold it, nor lie
+    inside the campaign's results (--out/CAMPAIGN); refused before the campaign runs."""
+    r, o = Path(report).resolve(), Path(out).resolve()
+    results = o / campaign
+    if r == o or r in o.parents or r == results or results in r.parents:
+        raise UserError(f"--report {report} and --out {out} overlap (the report directory is replaced whole, so it "
+                        f"can neither hold the campaign's results nor lie inside them): give directories apart")
 
 
 def _write_handler_level(report: str, reports: dict, beside_campaign: bool) -> None:

@@ -124,6 +124,11 @@ BAD_INPUTS = [
     ("check --campaign /abs/path", {}, "check --campaign {dir}/abs --out {dir}/r --report {dir}/rep",
      "argument --campaign: '{dir}/abs' is not a plain name"),
     ("run --campaign ..", {}, "run --campaign .. --out {dir}/r", "argument --campaign: '..' is not a plain name"),
+    # the report directory is replaced whole: refused before the campaign runs, not after
+    ("check --out D --report D", {}, "check --out {dir}/r --report {dir}/r", "--report {dir}/r and --out {dir}/r overlap"),
+    ("check --report holding --out", {}, "check --out {dir}/rep/r --report {dir}/rep", "overlap"),
+    ("check --report inside the campaign's results", {}, "check --campaign x --out {dir}/r --report {dir}/r/x/rep",
+     "overlap"),
     ("run --chunk-size 0", {}, "run --chunk-size 0 --out {dir}/r", "argument --chunk-size: '0' is not"),
     ("run --runs 0", {}, "run --runs 0 --out {dir}/r", "argument --runs: '0' is not"),
     ("run --seed -1", {}, "run --seed -1 --out {dir}/r", "argument --seed: '-1' is not a seed"),
