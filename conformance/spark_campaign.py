@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import shlex
+import sys
 import time
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
@@ -401,8 +402,11 @@ def check_settings(spec: CampaignSpec) -> None:
                                     spec.duration_ms))
 
 
-def prepare(out: Path, spec: CampaignSpec | None, resume: bool) -> tuple[CampaignSpec, list[Chunk]]:
-    """Create the campaign directory, or pick an interrupted one up; return what is left."""
+def prepare(out: Path, spec: CampaignSpec | None, resume: bool,
+            start: Callable[[], object] = lambda: None) -> tuple[CampaignSpec, list[Chunk]]:
+    """Create the campaign directory, or pick an interrupted one up; return what is left.
+    ``start`` runs once the settings are checked and before a new directory is made
+    (Spark's session: a master that does not start leaves no directory behind)."""
     out = Path(out)
     if resume:
         manifest = io.read_manifest(out)
@@ -425,6 +429,7 @@ def prepare(out: Path, spec: CampaignSpec | None, resume: bool) -> tuple[Campaig
     adapters = _validate(spec)
     if out.exists() and any(out.iterdir()):
         raise UserError(f"{out}: already exists and is not empty (use --resume to finish it, or a new --out)")
+    start()
     out.mkdir(parents=True, exist_ok=True)
     chunks = plan_chunks(spec)
     io.write_manifest(out, new_manifest(spec, chunks, adapters))
@@ -441,7 +446,14 @@ def run_campaign(
 ) -> dict:
     """Run (or finish) a campaign into ``out``; ``master=None`` runs in this process."""
     out = Path(out)
-    spec, todo = prepare(out, spec, resume)
+
+    def start_spark() -> None:  # a new campaign's: before its directory is made
+        if master is not None:
+            if progress:
+                print(f"campaign {spec.campaign}: starting Spark ({master})", file=sys.stderr, flush=True)
+            spark_session(master, app=f"rmqha campaign {spec.campaign}")
+
+    spec, todo = prepare(out, spec, resume, start=start_spark)
     total = sum(c.runs for c in todo)
     from tqdm import tqdm
 
