@@ -56,6 +56,16 @@ class Named(argparse.Action):
         setattr(namespace, f"{self.dest}_named", True)
 
 
+def plain_name(text: str) -> str:
+    """An argparse ``type``: a name that is one path component (a campaign's directory
+    under ``--out``): no separator, not ``.`` or ``..``, no control character; up to 100."""
+    if (not text or len(text) > 100 or text in (".", "..") or not text.isprintable()
+            or any(sep in text for sep in ("/", os.sep, os.altsep) if sep)):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a plain name (one path component, no '/' or '..', "
+                                         f"up to 100 characters)")
+    return text
+
+
 POSITIVE = whole(1)
 NON_NEGATIVE = whole(0)
 SEED = whole(0, MAX_SEED, "a seed")

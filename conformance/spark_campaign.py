@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import shlex
+import sys
 import time
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
@@ -30,7 +32,7 @@ from conformance.scenarios.reached import reference_reached
 from conformance.scenarios.registry import get_scenario
 from conformance.script import parse_script
 from conformance.search import SEARCH_WAVES, SearchState, searched
-from conformance.targets import rmqha_version
+from conformance.targets import drives_another_process, rmqha_version
 from results import io
 from results.errors import ResultsError
 from results.runresult import PropertyVerdict, RunConfig, RunResult
@@ -105,7 +107,8 @@ def plan_waves(spec: CampaignSpec) -> list[list[Chunk]]:
     waves in seed order. The chunks of a wave run in parallel; a wave starts once the
     earlier ones are committed."""
     chunks = plan_chunks(spec)
-    count = spec.search_waves if spec.search else 1
+    # more waves than an adapter's chunks would be empty ones (dropped below): not made at all
+    count = min(spec.search_waves, -(-spec.runs // spec.chunk_size)) if spec.search else 1
     waves: list[list[Chunk]] = [[] for _ in range(count)]
     for adapter in spec.adapters:
         mine = [c for c in chunks if c.adapter == adapter]
@@ -266,6 +269,9 @@ def to_shrink(out: Path, spec: CampaignSpec) -> list[ToShrink]:
         if not marker["summary"]["fail"]:
             continue
         for r in io.read_table_part(out, marker, "counterexamples").to_pylist():
+            if r["adapter"] not in spec.adapters:  # shrinking replays it: never an adapter the campaign does not name
+                raise ResultsError(f"{out}: chunk {chunk_id} holds a counterexample of adapter {r['adapter']!r} "
+                                   f"that the manifest does not list")
             if r["shrunk"]:
                 continue
             x = ToShrink(chunk_id, r["adapter"], r["property"], r["seed"], r["shrunk_steps"], r["original_steps"],
@@ -368,6 +374,13 @@ def scenario_known_differences(spec: CampaignSpec) -> dict:
 def _validate(spec: CampaignSpec) -> dict:
     """Bad settings are a one-line error before any work; returns each adapter's
     ``adapter_info`` (resolving an adapter is how a bad one is found)."""
+    check_settings(spec)
+    return {a: adapter_info(a, spec.scenario, spec.profile) for a in spec.adapters}
+
+
+def check_settings(spec: CampaignSpec) -> None:
+    """The checks of ``_validate`` that resolve no adapter (start no process): what a
+    resumed campaign's manifest is checked with too."""
     get_scenario(spec.scenario).profile(spec.profile)
     if spec.runs < 1:
         raise UserError("--runs must be at least 1")
@@ -380,8 +393,6 @@ def _validate(spec: CampaignSpec) -> dict:
     if not spec.group_sizes or not spec.fault_mixes:
         raise UserError("at least one --group-size and one --fault-mix are needed")
     check_fault_mixes(spec.fault_mixes)
-    # resolve now: a bad adapter is a one-line error before any work
-    adapters = {a: adapter_info(a, spec.scenario, spec.profile) for a in spec.adapters}
     # generate one script per group size: the scenario's own checks (group size bounds,
     # ...) fail here in one line rather than inside every executor
     scenario = get_scenario(spec.scenario)
@@ -389,11 +400,13 @@ def _validate(spec: CampaignSpec) -> dict:
         scenario.generate(RunConfig(spec.campaign, spec.first_seed, spec.adapters[0], spec.scenario,
                                     spec.profile or scenario.default_profile, size, spec.fault_mixes[0],
                                     spec.duration_ms))
-    return adapters
 
 
-def prepare(out: Path, spec: CampaignSpec | None, resume: bool) -> tuple[CampaignSpec, list[Chunk]]:
-    """Create the campaign directory, or pick an interrupted one up; return what is left."""
+def prepare(out: Path, spec: CampaignSpec | None, resume: bool,
+            start: Callable[[], object] = lambda: None) -> tuple[CampaignSpec, list[Chunk]]:
+    """Create the campaign directory, or pick an interrupted one up; return what is left.
+    ``start`` runs once the settings are checked and before a new directory is made
+    (Spark's session: a master that does not start leaves no directory behind)."""
     out = Path(out)
     if resume:
         manifest = io.read_manifest(out)
@@ -404,6 +417,10 @@ def prepare(out: Path, spec: CampaignSpec | None, resume: bool) -> tuple[Campaig
         if spec is not None and spec != stored:
             raise UserError(f"{out}: --resume with different campaign settings than the manifest's; "
                             f"leave them out or use a new --out")
+        try:
+            check_settings(stored)
+        except UserError as exc:
+            raise UserError(f"{out / io.MANIFEST}: {exc}") from None
         io.discard_uncommitted(out)
         done = io.committed_chunks(out)
         return stored, [c for c in plan_chunks(stored) if c.id not in done]
@@ -412,6 +429,7 @@ def prepare(out: Path, spec: CampaignSpec | None, resume: bool) -> tuple[Campaig
     adapters = _validate(spec)
     if out.exists() and any(out.iterdir()):
         raise UserError(f"{out}: already exists and is not empty (use --resume to finish it, or a new --out)")
+    start()
     out.mkdir(parents=True, exist_ok=True)
     chunks = plan_chunks(spec)
     io.write_manifest(out, new_manifest(spec, chunks, adapters))
@@ -428,7 +446,14 @@ def run_campaign(
 ) -> dict:
     """Run (or finish) a campaign into ``out``; ``master=None`` runs in this process."""
     out = Path(out)
-    spec, todo = prepare(out, spec, resume)
+
+    def start_spark() -> None:  # a new campaign's: before its directory is made
+        if master is not None:
+            if progress:
+                print(f"campaign {spec.campaign}: starting Spark ({master})", file=sys.stderr, flush=True)
+            spark_session(master, app=f"rmqha campaign {spec.campaign}")
+
+    spec, todo = prepare(out, spec, resume, start=start_spark)
     total = sum(c.runs for c in todo)
     from tqdm import tqdm
 
@@ -449,7 +474,7 @@ def run_campaign(
     try:
         left = {c.id for c in todo}
         waves = [[c for c in wave if c.id in left] for wave in plan_waves(spec)]
-        if master is None:
+        if master is None or not todo:  # a finished campaign starts no Spark job
             for wave in waves:
                 for chunk in wave:
                     account(execute_and_commit(str(out), spec, chunk, run_fn, known_before(out, spec, chunk)))
@@ -472,10 +497,19 @@ def run_campaign(
     if staging.is_dir() and not any(staging.iterdir()):
         staging.rmdir()
     summary["seconds"] = time.perf_counter() - started
-    summary["committed_runs"] = sum(
-        m["tables"]["runs"]["rows"] for m in io.committed_chunks(out).values()
-    )
+    # the campaign's verdicts so far, this session's and earlier ones' (what --resume exits with)
+    committed = io.committed_chunks(out).values()
+    summary["committed_runs"] = sum(m["tables"]["runs"]["rows"] for m in committed)
+    for k in ("fail", "error"):
+        summary[f"committed_{k}"] = sum(m["summary"][k] for m in committed)
     return summary
+
+
+def resume_command(out: Path, spec: CampaignSpec) -> str:
+    """The command that finishes the campaign in ``out``, naming the adapters that start a
+    process or load code (a resumed campaign runs them only when named again)."""
+    return " ".join([f"rmqha run --resume --out {out}",
+                     *(f"--adapter {shlex.quote(a)}" for a in spec.adapters if drives_another_process(a))])
 
 
 class CampaignJobFailed(Exception):
@@ -591,7 +625,7 @@ def _run_job_on_spark(out: Path, spec: CampaignSpec, todo: list[Chunk], known: d
         committed = len(io.committed_chunks(out))
         raise CampaignJobFailed(
             f"Spark job failed: {_job_failure(outcome['error'])}; the {committed} committed chunks in {out} are "
-            f"kept: finish with 'rmqha run --resume --out {out}' (add --no-spark to see the failure in one process)")
+            f"kept: finish with '{resume_command(out, spec)}' (add --no-spark to see the failure in one process)")
     bad = [r["user_error"] for r in outcome["rows"] if r["user_error"]]
     if bad:
         raise UserError(bad[0])

@@ -17,6 +17,7 @@ coverage sums ``coverage``; the driver only collects small results.
 from __future__ import annotations
 
 import hashlib
+import shlex
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -613,9 +614,15 @@ def abstract_coverage(rows: Sequence[tuple[str, int, int, str]], per_adapter: di
     return out
 
 
+# adapter forms that start a process or load code (adapters.runs_in_process: not those):
+# `rmqha run --resume` and `rmqha replay` run them only when the command line names them
+PROCESS_ADAPTERS = ("stdio:", "python:", "jvm:")
+
+
 def completeness(manifest: dict, committed_chunks: int, results_dir: str) -> dict[str, Any]:
     """How much of the planned campaign the report covers (a report of a killed campaign says so)."""
     spec = manifest.get("spec", {})
+    named = [a for a in spec.get("adapters", ()) if isinstance(a, str) and any(f in a for f in PROCESS_ADAPTERS)]
     planned_runs = spec.get("runs", 0) * len(spec.get("adapters", ()))
     planned = len(manifest["chunks"])
     return {
@@ -623,5 +630,6 @@ def completeness(manifest: dict, committed_chunks: int, results_dir: str) -> dic
         "committed_chunks": committed_chunks,
         "planned_chunks": planned,
         "planned_runs": planned_runs,
-        "resume": f"rmqha run --resume --out {results_dir}",
+        "resume": " ".join([f"rmqha run --resume --out {results_dir}",
+                            *(f"--adapter {shlex.quote(a)}" for a in named)]),
     }

@@ -20,6 +20,7 @@ from typing import Any, Callable
 from tabulate import tabulate
 
 from reports import plots
+from reports.build import PROCESS_ADAPTERS
 from reports.errors import ReportError
 
 
@@ -134,7 +135,7 @@ def _cell_class(entry: dict | None) -> str:
 
 
 # adapters whose spec names files or commands, resolved against the campaign's directory
-_PATH_ADAPTERS = ("stdio:", "python:", "jvm:")
+_PATH_ADAPTERS = PROCESS_ADAPTERS
 
 
 def halted_runs_note(manifest: dict[str, Any]) -> str:

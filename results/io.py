@@ -27,6 +27,7 @@ from typing import Any, Iterable
 
 import attrs
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from results.errors import ResultsError
@@ -248,6 +249,8 @@ def validated_chunks(out: Path) -> tuple[dict, list[CommittedChunk]]:
     jobs = [(chunk, name, marker["tables"][name]) for chunk, marker in sorted(markers.items()) for name in TABLES]
     with ThreadPoolExecutor(max_workers=8) as pool:
         footers = list(pool.map(lambda job: _checked_footer(out, *job), jobs))
+    with ThreadPoolExecutor(max_workers=8) as pool:  # a report sums rollups: each must be its runs table's
+        list(pool.map(lambda c: _check_rollup(out, c, markers[c]), [c for c in sorted(markers) if "rollup" in markers[c]]))
     chunks = []
     for i, chunk in enumerate(sorted(markers)):
         mine = dict(zip(TABLES, footers[i * len(TABLES):(i + 1) * len(TABLES)]))
@@ -281,6 +284,24 @@ def _checked_footer(out: Path, chunk: str, name: str, entry: dict) -> pq.FileMet
     if meta.num_rows != entry["rows"]:
         raise ResultsError(f"{path}: {meta.num_rows} rows, the chunk marker says {entry['rows']}")
     return meta
+
+
+def _check_rollup(out: Path, chunk: str, marker: dict) -> None:
+    """A chunk's rollup and run summary agree with its runs table: its verdict counts and
+    how many failed properties its runs list (two columns of one part read; the groups'
+    other sums are not checked)."""
+    runs = pq.read_table(out / marker["tables"]["runs"]["file"], columns=["verdict", "failed_properties"])
+    counted = {v: pc.sum(pc.equal(runs.column("verdict"), v)).as_py() or 0 for v in _rollup.VERDICTS}
+    failed = pc.sum(pc.list_value_length(runs.column("failed_properties"))).as_py() or 0
+    r = marker["rollup"]
+    claimed = {v: sum(g[v] for g in r["groups"]) for v in _rollup.VERDICTS}
+    summary = marker["summary"]
+    if (claimed != counted or sum(g["runs"] for g in r["groups"]) != runs.num_rows
+            or sum(n for _, _, n in r["failed"]) != failed
+            or (summary["runs"], summary["fail"], summary["error"]) != (runs.num_rows, counted["fail"], counted["error"])):
+        raise ResultsError(f"{out / CHUNKS / (chunk + '.json')}: the chunk marker's counts disagree with its runs "
+                           f"table ({counted['fail']} failed, {counted['error']} errored of {runs.num_rows} runs; "
+                           f"edited or corrupt?)")
 
 
 def _column_values(path: Path, meta: pq.FileMetaData, column: str) -> set:

@@ -14,6 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from results.errors import ResultsError
+
 _LOG4J = """\
 rootLogger.level = error
 rootLogger.appenderRef.stdout.ref = console
@@ -49,8 +51,26 @@ def is_local(master: str) -> bool:
     return master.startswith("local")
 
 
+def check_master(master: str) -> None:
+    """Refuse what spark-submit refuses ("Master must either be yarn or start with spark,
+    k8s, or local") before a JVM starts and prints its stack trace."""
+    if not (master == "yarn" or master.startswith(("spark://", "k8s://", "local"))):
+        raise ResultsError(f"cannot start Spark with master {master!r}: not a master URL "
+                           f"(local[N], local[*], spark://HOST:PORT, yarn, k8s://URL)")
+
+
+def _first_line(exc: BaseException) -> str:
+    """One line of why a session did not start: the Java exception's message, if any."""
+    java = getattr(exc, "java_exception", None)
+    text = str(java.toString()) if java is not None else str(exc)
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("at ")]
+    return (lines[0] if lines else type(exc).__name__)[:300]
+
+
 def spark_session(master: str = DEFAULT_MASTER, app: str = "rmqha", shuffle_partitions: int | None = None):
-    """Get (or create) the SparkSession for ``master``."""
+    """Get (or create) the SparkSession for ``master``; a master that is no URL, or one
+    whose session does not start (unreachable, refused), is a one-line ResultsError."""
+    check_master(master)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     if is_local(master):
@@ -80,7 +100,10 @@ def spark_session(master: str = DEFAULT_MASTER, app: str = "rmqha", shuffle_part
         )
     elif shuffle_partitions:
         builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
-    spark = builder.getOrCreate()
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:  # py4j's and PySpark's errors: no JVM, no master, a refused application
+        raise ResultsError(f"cannot start Spark with master {master!r}: {_first_line(exc)}") from None
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 

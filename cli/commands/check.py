@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from cli.args import output_dir
+from conformance.errors import UserError
 from cli.commands import report as report_command
 from cli.commands import run as run_command
 from conformance.scenarios.registry import get_scenario
@@ -62,6 +63,7 @@ def run(args) -> int:
         print(f"verdict: {verdict.upper()} (handler level)" + (f" — {each}" if len(handler_verdicts) > 1 else ""))
         return EXIT_STATUS[verdict]
     args.campaign = args.campaign or run_command.campaign_name(Path(args.out))
+    _check_apart(args.report, args.out, args.campaign)
     spec = run_command.campaign_spec_from(args)
     results = Path(args.out) / spec.campaign
     args.campaign = spec.campaign
@@ -82,6 +84,16 @@ def run(args) -> int:
         _write_handler_level(args.report, handler_reports, beside_campaign=True)
     print(report_command.verdict_line(data))
     return EXIT_STATUS[_worst([*handler_verdicts.values(), data["verdict"]["verdict"]])]
+
+
+def _check_apart(report: str, out: str, campaign: str) -> None:
+    """The report directory is replaced whole: it can neither be --out nor hold it, nor lie
+    inside the campaign's results (--out/CAMPAIGN); refused before the campaign runs."""
+    r, o = Path(report).resolve(), Path(out).resolve()
+    results = o / campaign
+    if r == o or r in o.parents or r == results or results in r.parents:
+        raise UserError(f"--report {report} and --out {out} overlap (the report directory is replaced whole, so it "
+                        f"can neither hold the campaign's results nor lie inside them): give directories apart")
 
 
 def _write_handler_level(report: str, reports: dict, beside_campaign: bool) -> None:

@@ -1,20 +1,24 @@
 """``rmqha run``: a seeded randomized campaign, as a Spark job, into a results directory."""
 from __future__ import annotations
 
+import argparse
 import datetime as _dt
+import shlex
 import sys
 from pathlib import Path
 
-from cli.args import NON_NEGATIVE, POSITIVE, SEED, Named, output_dir, stream_name
+from cli.args import MAX_SEED, NON_NEGATIVE, POSITIVE, SEED, Named, output_dir, plain_name, stream_name, whole
 from conformance.campaign import DEFAULT_SHRINK, NO_SHRINK, ShrinkBudget
 from conformance.errors import NotApplicable, UserError
-from conformance.targets import check_applicable, combine_adapter_args
+from conformance.targets import check_applicable, combine_adapter_args, drives_another_process
 from conformance.faults import DEFAULT_FAULT_MIXES
 from conformance.scenarios.registry import SCENARIOS, get_scenario
 from conformance.search import MAX_SEARCH_WAVES, SEARCH_CHUNKS, SEARCH_WAVES, default_waves
 from results.spark import DEFAULT_MASTER
 
 DEFAULTS = {"runs": 200, "out": "rmqha-results"}
+MAX_RUNS = 100_000_000  # per adapter: months of one core; more is a typo, not a campaign
+RUNS = whole(1, MAX_RUNS)
 
 
 def add_campaign_arguments(p) -> None:
@@ -27,7 +31,7 @@ def add_campaign_arguments(p) -> None:
                    help=f"scenario family: {', '.join(SCENARIOS)} (default: %(default)s)")
     p.set_defaults(scenario_named=False)
     p.add_argument("--profile", default=None, help=f"spec profile to judge against: {profile_help()}")
-    p.add_argument("--runs", type=POSITIVE, default=DEFAULTS["runs"], help="runs per adapter (default: %(default)s)")
+    p.add_argument("--runs", type=RUNS, default=DEFAULTS["runs"], help="runs per adapter (default: %(default)s)")
     p.add_argument("--seed", type=SEED, default=0, help="first seed (default: %(default)s)")
     p.add_argument("--group-size", type=POSITIVE, action="append", default=None, metavar="N",
                    help=f"group sizes, rotated by seed (default: the scenario's: {group_size_help()})")
@@ -40,7 +44,8 @@ def add_campaign_arguments(p) -> None:
     p.add_argument("--master", default=DEFAULT_MASTER,
                    help="Spark master (default: %(default)s); a cluster URL runs the same job there")
     p.add_argument("--no-spark", action="store_true", help="run in this process instead of a Spark job")
-    p.add_argument("--campaign", default=None, help="campaign name (default: derived from the time)")
+    p.add_argument("--campaign", default=None, type=plain_name, metavar="NAME",
+                   help="campaign name, one path component (default: derived from the time)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_shrink_arguments(p)
     p.add_argument("--no-search", action="store_true",
@@ -128,11 +133,18 @@ def campaign_name(parent: Path | None = None) -> str:
     return taken
 
 
+def check_seed_range(first_seed: int, runs: int) -> None:
+    """A campaign's seeds are int64 in the results tables: the last one too."""
+    if first_seed + runs - 1 > MAX_SEED:
+        raise UserError(f"--seed {first_seed} with --runs {runs} goes past the largest seed, {MAX_SEED}")
+
+
 def campaign_spec_from(args):
     from conformance.spark_campaign import CampaignSpec
 
     if args.runs < 1:
         raise UserError("--runs must be at least 1")
+    check_seed_range(args.seed, args.runs)
     chunk = args.chunk_size or (default_chunk_size(args.runs) if args.no_search else search_chunk_size(args.runs))
     budget = shrink_budget_from(args)
     adapters = applicable_adapters(combine_adapter_args(args.adapter or ("reference",), args.scenario), args.scenario,
@@ -188,8 +200,135 @@ def register(sub) -> None:
                         f"per campaign, as rmqha check makes); --resume needs it")
     p.add_argument("--resume", action="store_true",
                    help="finish the interrupted campaign in --out with the settings of its manifest "
-                        "(no run lost or duplicated)")
-    p.set_defaults(func=run)
+                        "(no run lost or duplicated); an adapter of the manifest that starts a process or loads "
+                        "code (stdio:, python:, jvm:) runs only when --adapter names it again")
+    p.add_argument("--use-manifest-adapters", action="store_true",
+                   help="with --resume: run the manifest's adapters even if they start a process or load code "
+                        "(stdio:, python:, jvm:); only for campaign directories you trust")
+    p.set_defaults(func=run, setting_defaults={name: p.get_default(name) for name in SETTINGS})
+
+
+# the campaign settings of the command line, each the manifest's field it is stored in
+# (--resume takes them all from the manifest: giving one is an error)
+SETTINGS = ("scenario", "profile", "runs", "seed", "group_size", "fault_mix", "duration", "chunk_size", "campaign",
+            "shrink_budget", "no_shrink", "no_search", "search_waves", "search_stream")
+
+
+def _whole_number(flag_type):
+    """A manifest field checked as its flag checks its text: a JSON whole number first."""
+    def check(value):
+        if type(value) is not int:  # noqa: E721 - not a bool, not 2.5, not "4"
+            raise UserError(f"{value!r} is not a whole number")
+        try:
+            return flag_type(str(value))
+        except argparse.ArgumentTypeError as exc:
+            raise UserError(str(exc)) from None
+    return check
+
+
+def _text(flag_type=None):
+    def check(value):
+        if not isinstance(value, str):
+            raise UserError(f"{value!r} is not a string")
+        try:
+            return flag_type(value) if flag_type else value
+        except argparse.ArgumentTypeError as exc:
+            raise UserError(str(exc)) from None
+    return check
+
+
+def _list_of(check_one):
+    def check(value):
+        if not isinstance(value, list) or not value:
+            raise UserError(f"{value!r} is not a non-empty list")
+        return tuple(check_one(v) for v in value)
+    return check
+
+
+def _optional(check_one):
+    return lambda value: None if value is None else check_one(value)
+
+
+def _flag(value):
+    if not isinstance(value, bool):
+        raise UserError(f"{value!r} is not true or false")
+    return value
+
+
+# each field of a manifest's "spec", checked by the type of the flag that sets it
+# (the rules that span fields, and the scenario's own, are conformance.spark_campaign.check_settings')
+MANIFEST_FIELDS = {
+    "campaign": _text(plain_name),
+    "scenario": _text(),
+    "adapters": _list_of(_text()),
+    "runs": _whole_number(RUNS),
+    "first_seed": _whole_number(SEED),
+    "profile": _optional(_text()),
+    "group_sizes": _list_of(_whole_number(POSITIVE)),
+    "fault_mixes": _list_of(_text()),
+    "duration_ms": _whole_number(NON_NEGATIVE),
+    "chunk_size": _whole_number(POSITIVE),
+    "search": _flag,
+    "search_waves": _whole_number(POSITIVE),
+    "search_stream": _text(lambda text: text and stream_name(text)),
+}
+REQUIRED_FIELDS = ("campaign", "scenario", "adapters", "runs")  # the others have defaults (older manifests)
+
+
+def manifest_spec(args, out: str):
+    """The settings of the campaign in ``out``, as its manifest stores them, each field
+    checked as the flag that sets it is, and adapters that would start a process or
+    load code only when the command line names them (rmqha starts nothing a file names)."""
+    from conformance.spark_campaign import CampaignSpec
+    from results.io import MANIFEST, read_manifest
+
+    where = Path(out) / MANIFEST
+    given = [name for name in SETTINGS if getattr(args, name) != args.setting_defaults[name]]
+    if given:
+        raise UserError(f"--resume takes every campaign setting from {where}: leave out "
+                        f"--{given[0].replace('_', '-')} (or use a new --out)")
+    stored = read_manifest(out)["spec"]
+    fields = {}
+    for name, check in MANIFEST_FIELDS.items():
+        if name not in stored:
+            if name in REQUIRED_FIELDS:
+                raise UserError(f"{where}: spec.{name} is missing")
+            continue
+        try:
+            fields[name] = check(stored[name])
+        except UserError as exc:
+            raise UserError(f"{where}: spec.{name}: {exc}") from None
+    replays, seconds = stored.get("shrink_replays", DEFAULT_SHRINK.replays), \
+        stored.get("shrink_seconds", DEFAULT_SHRINK.seconds)
+    if type(replays) is not int or type(seconds) not in (int, float):  # noqa: E721
+        raise UserError(f"{where}: spec.shrink_replays, spec.shrink_seconds: {replays!r}, {seconds!r} "
+                        f"are not a number of replays and of seconds")
+    try:
+        budget = shrink_budget_from(argparse.Namespace(no_shrink=replays == 0,
+                                                       shrink_budget=None if replays == 0 else f"{replays}/{seconds}"))
+        check_seed_range(fields.get("first_seed", 0), fields["runs"])
+    except UserError as exc:
+        raise UserError(f"{where}: {exc}") from None
+    spec = CampaignSpec.from_json({**fields, "shrink_replays": budget.replays, "shrink_seconds": budget.seconds})
+    _resumed_adapters(args, spec, where)
+    return spec
+
+
+def _resumed_adapters(args, spec, where: Path) -> None:
+    """A resumed campaign runs adapters that start a process or load code (``stdio:``,
+    ``python:``, ``jvm:``) only when the command line names them (``--adapter``) or says
+    to use the manifest's (``--use-manifest-adapters``), as ``rmqha replay`` does a
+    script's ``adapter`` line."""
+    named = combine_adapter_args(args.adapter, spec.scenario) if args.adapter else []
+    foreign = [a for a in named if a not in spec.adapters]
+    if foreign:
+        raise UserError(f"{where}: --resume finishes the campaign with its own adapters "
+                        f"({', '.join(spec.adapters)}); --adapter {foreign[0]!r} is not one of them")
+    unnamed = [a for a in spec.adapters if drives_another_process(a) and a not in named]
+    if unnamed and not args.use_manifest_adapters:
+        raise UserError(f"{where}: its adapters name {unnamed[0]!r}, which would start a process or load code: "
+                        f"rmqha starts nothing a file names. To resume, pass it yourself: "
+                        f"{' '.join(f'--adapter {shlex.quote(a)}' for a in unnamed)} (or --use-manifest-adapters)")
 
 
 def execute_campaign(args, out: str) -> dict | int:
@@ -197,7 +336,7 @@ def execute_campaign(args, out: str) -> dict | int:
     from conformance.spark_campaign import CampaignJobFailed, run_campaign
 
     # --resume takes every campaign setting from the manifest it finishes
-    spec = None if args.resume else campaign_spec_from(args)
+    spec = manifest_spec(args, out) if args.resume else campaign_spec_from(args)
     master = None if args.no_spark else args.master
     try:
         return run_campaign(out, spec, master=master, resume=args.resume, progress=not args.quiet)
@@ -207,6 +346,8 @@ def execute_campaign(args, out: str) -> dict | int:
 
 
 def run(args) -> int:
+    if args.use_manifest_adapters and not args.resume:
+        raise UserError("--use-manifest-adapters goes with --resume (a new campaign runs the adapters it is given)")
     if args.out is None:
         if args.resume:
             raise UserError("--resume needs --out DIR: the campaign directory to finish")
@@ -218,7 +359,10 @@ def run(args) -> int:
     if isinstance(summary, int):
         return summary
     print(f"{summary['runs']} runs in {summary['seconds']:.1f} s: {summary['fail']} failed, "
-          f"{summary['error']} errored; {summary['committed_runs']} runs committed in {args.out}")
-    # 1 a property violated; 3 no violation but runs the implementation failed (README's
-    # exit statuses: an errored run is not a pass, and not a violation either)
-    return 1 if summary["fail"] else 3 if summary["error"] else 0
+          f"{summary['error']} errored; {summary['committed_runs']} runs committed in {args.out}"
+          + (f" ({summary['committed_fail']} failed, {summary['committed_error']} errored)"
+             if summary["committed_runs"] != summary["runs"] else ""))
+    # the campaign's committed verdicts, earlier sessions' too (--resume): 1 a property
+    # violated; 3 no violation but runs the implementation failed (README's exit
+    # statuses: an errored run is not a pass, and not a violation either)
+    return 1 if summary["committed_fail"] else 3 if summary["committed_error"] else 0

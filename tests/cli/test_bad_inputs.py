@@ -118,6 +118,17 @@ BAD_INPUTS = [
     ("fingerprint: unsupported for every input (zero samples judged)", {},
      "fingerprint --quiet --samples 5 --adapter python:tests.fixtures.spec_handlers:UnsupportedEverywhere",
      "no sample judged, nothing to fingerprint"),
+    # a campaign name is a directory under --out: one plain name, never a path out of it
+    ("check --campaign ../../x", {}, "check --campaign ../../x --out {dir}/r --report {dir}/rep",
+     "argument --campaign: '../../x' is not a plain name"),
+    ("check --campaign /abs/path", {}, "check --campaign {dir}/abs --out {dir}/r --report {dir}/rep",
+     "argument --campaign: '{dir}/abs' is not a plain name"),
+    ("run --campaign ..", {}, "run --campaign .. --out {dir}/r", "argument --campaign: '..' is not a plain name"),
+    # the report directory is replaced whole: refused before the campaign runs, not after
+    ("check --out D --report D", {}, "check --out {dir}/r --report {dir}/r", "--report {dir}/r and --out {dir}/r overlap"),
+    ("check --report holding --out", {}, "check --out {dir}/rep/r --report {dir}/rep", "overlap"),
+    ("check --report inside the campaign's results", {}, "check --campaign x --out {dir}/r --report {dir}/r/x/rep",
+     "overlap"),
     ("run --chunk-size 0", {}, "run --chunk-size 0 --out {dir}/r", "argument --chunk-size: '0' is not"),
     ("run --runs 0", {}, "run --runs 0 --out {dir}/r", "argument --runs: '0' is not"),
     ("run --seed -1", {}, "run --seed -1 --out {dir}/r", "argument --seed: '-1' is not a seed"),
@@ -251,7 +262,8 @@ def test_a_write_refused_mid_command_is_one_line(tmp_path, capsys, monkeypatch):
         raise OSError(28, "No space left on device", str(path))
 
     monkeypatch.setattr("results.io.write_manifest", full)
-    code = main(["run", "--runs", "1", "--master", "local[1]", "--out", str(tmp_path / "r")])
+    # in this process: a campaign on Spark starts its session (and says so) before it writes
+    code = main(["run", "--runs", "1", "--no-spark", "--out", str(tmp_path / "r")])
     err = capsys.readouterr().err
     assert code == 2, err
     assert err == f"rmqha: error: {tmp_path / 'r'}: No space left on device\n"

@@ -12,6 +12,7 @@ def test_the_campaign_bar_says_spark_is_starting(tmp_path, monkeypatch, capsys):
         started()
 
     monkeypatch.setattr(spark_campaign, "_run_on_spark", fake_job)
+    monkeypatch.setattr(spark_campaign, "spark_session", lambda *args, **kwargs: None)  # started before the directory
     spec = CampaignSpec("c", "dledger", ("reference",), runs=2, group_sizes=(3,), fault_mixes=("none",),
                         duration_ms=1000, chunk_size=1)
     run_campaign(tmp_path / "r", spec, master="local[2]", progress=True)

@@ -53,3 +53,13 @@ def test_completeness_counts_chunks_against_the_plan():
         "complete": False, "committed_chunks": 2, "planned_chunks": 3, "planned_runs": 60,
         "resume": "rmqha run --resume --out results"}
     assert completeness(manifest, 3, "results")["complete"] is True
+
+
+def test_the_resume_command_names_the_adapters_that_start_a_process():
+    """A resumed campaign runs a manifest's stdio:/python:/jvm: adapter only when named again."""
+    from reports.build import completeness
+
+    manifest = {"spec": {"runs": 10, "adapters": ["reference", "broker=stdio:./shim x + controller=reference"]},
+                "chunks": ["a00-s000000000"]}
+    assert completeness(manifest, 0, "results")["resume"] == \
+        "rmqha run --resume --out results --adapter 'broker=stdio:./shim x + controller=reference'"

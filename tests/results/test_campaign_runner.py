@@ -16,6 +16,7 @@ from conformance.spark_campaign import (
     plan_chunks,
     run_campaign,
     run_chunk,
+    to_shrink,
 )
 from conformance.targets import RMQHA_IMPLEMENTATION
 
@@ -122,8 +123,25 @@ def test_resuming_a_finished_campaign_starts_no_spark_job(tmp_path, monkeypatch)
         raise AssertionError("nothing left to run, Spark must not start")
 
     monkeypatch.setattr("results.spark.spark_session", no_spark)
+    monkeypatch.setattr("conformance.spark_campaign.spark_session", no_spark)
     summary = run_campaign(out, None, master="local[2]", resume=True, progress=False, run_fn=synthetic_run)
     assert summary["runs"] == 0 and summary["committed_runs"] == 6
+    assert (summary["committed_fail"], summary["committed_error"]) == (1, 0)  # seed 4's, committed before
+
+
+def test_shrinking_replays_no_adapter_the_manifest_does_not_name(tmp_path):
+    """A counterexample row names its adapter, and shrinking replays it: a row of an
+    adapter the campaign does not run is refused, not started (rmqha starts nothing a file names)."""
+    import attrs
+
+    from results.errors import ResultsError
+
+    out = tmp_path / "c"
+    run_campaign(out, attrs.evolve(SPEC, shrink_replays=0, shrink_seconds=0.0), master=None, progress=False,
+                 run_fn=synthetic_run)
+    to_shrink(out, SPEC)
+    with pytest.raises(ResultsError, match="counterexample of adapter 'reference' that the manifest does not list"):
+        to_shrink(out, attrs.evolve(SPEC, adapters=("stdio:elsewhere",)))
 
 
 class _JavaException:

@@ -204,6 +204,21 @@ def test_corrupt_chunk_marker(capsys, campaign, damage, message):
     assert message in report_error(capsys, campaign)
 
 
+def test_a_rollup_edited_to_pass_is_refused_by_the_report(capsys, campaign):
+    """A report sums the markers' rollups: one that says its failed runs passed (the runs
+    table still failing, counterexamples kept) would read CONFORMANT."""
+    marker_path = next(p for p in sorted((campaign / "chunks").glob("*.json"))
+                       if json.loads(p.read_text())["summary"]["fail"])
+    marker = json.loads(marker_path.read_text())
+    for g in marker["rollup"]["groups"]:
+        g["pass"], g["fail"] = g["pass"] + g["fail"], 0
+    marker["rollup"]["failed"] = []
+    marker["summary"]["fail"] = 0
+    marker_path.write_text(json.dumps(marker))
+    err = report_error(capsys, campaign)
+    assert f"{marker_path}: the chunk marker's counts disagree with its runs table" in err
+
+
 def test_chunk_the_manifest_never_planned(capsys, campaign):
     manifest = json.loads((campaign / "manifest.json").read_text())
     manifest["chunks"] = manifest["chunks"][1:]
@@ -225,7 +240,7 @@ def test_resume_of_a_malformed_manifest_is_one_line(capsys, campaign):
     (campaign / "manifest.json").write_text(json.dumps(manifest))
     code = main(["run", "--resume", "--no-spark", "--quiet", "--out", str(campaign)])
     assert code == 2
-    assert "campaign settings ('spec') are missing or malformed" in capsys.readouterr().err
+    assert "manifest.json: spec.campaign is missing" in capsys.readouterr().err
 
 
 def test_report_refuses_to_replace_a_directory_that_is_not_a_report(capsys, campaign, tmp_path):
@@ -274,7 +289,7 @@ def test_check_refuses_a_bad_report_directory_before_running(capsys, tmp_path):
         (["--duration", "-1"], "argument --duration: '-1' is not a whole number of at least 0"),
         (["--fault-mix", "earthquake"], "unknown fault mix 'earthquake'"),
         (["--scenario", "paxos"], "unknown scenario 'paxos'"),
-        (["--runs", "0"], "argument --runs: '0' is not a whole number of at least 1"),
+        (["--runs", "0"], "argument --runs: '0' is not a whole number from 1 to 100,000,000"),
     ],
     ids=["group-size", "chunk-size", "duration", "fault-mix", "scenario", "runs"],
 )
