@@ -380,12 +380,12 @@ class StdioAdapter(ProtocolAdapter):
         text = answer.decode("utf-8", errors="replace")
         try:
             return parse_json(text)
-        except (json.JSONDecodeError, RecursionError):
+        except json.JSONDecodeError as exc:
             # a stray line (a log message on stdout, a half-written answer): the real
             # answer may still follow it, so the stream is out of step; the process is
             # stopped and the next run starts it again, as after a timeout
             self._kill()
-            raise self._break("answered something that is not a JSON object",
+            raise self._break(f"answered something that is not a JSON object ({exc.msg})",
                               f"sent {_short(line)}; got {_short(text)}") from None
 
     def alive(self) -> bool:
@@ -451,7 +451,7 @@ class JvmAdapter(ProtocolAdapter):
             raise AdapterError(f"{self.spec}: threw {value}", f"sent {_short(text)}")
         answer = None if value is None else str(value)
         try:
-            return json.loads(answer) if answer is not None else None
-        except json.JSONDecodeError:
-            raise AdapterError(f"{self.spec}: answered something that is not JSON",
+            return parse_json(answer) if answer is not None else None
+        except json.JSONDecodeError as exc:
+            raise AdapterError(f"{self.spec}: answered something that is not JSON ({exc.msg})",
                                f"sent {_short(text)}; got {_short(answer)}") from None

@@ -36,7 +36,7 @@ import attrs
 from adapters import codec
 from adapters.errors import ImplementationFailed, UserError
 from adapters.operations import OPERATIONS
-from adapters.protocol import Unsupported
+from adapters.protocol import Unsupported, parse_json
 from conformance.departures import known_departure, known_throw
 from conformance.differential import judged_profile
 from conformance.handler_check import draw_samples
@@ -94,7 +94,7 @@ def load(path: str | Path) -> tuple[dict, list[Entry]]:
     path = Path(path)
     try:
         with gzip.open(path, "rt", encoding="utf-8") as f:
-            lines = [json.loads(line) for line in f if line.strip()]
+            lines = [parse_json(line.strip()) for line in f if line.strip()]
     except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise _bad(path, f"{type(exc).__name__}: {exc}") from None
     if not lines or not isinstance(lines[0], dict) or lines[0].get("format") != FORMAT:

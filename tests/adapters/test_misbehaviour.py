@@ -38,6 +38,7 @@ def short_timeout(monkeypatch):
     ("silent-exit", r"process exited \(status 0\)", "dledger.handle_heartbeat"),
     ("hang", r"no answer within 1.5 s \(killed\)", "dledger.handle_heartbeat"),
     ("garbage", "answered something that is not a JSON object", "<html>oops</html>"),
+    ("huge-number", r"answered something that is not a JSON object \(a number of more than 4300 digits\)", "9999"),
     ("not-object", "malformed response to call", "[1,2,3]"),
     ("wrong-id", "malformed response to call", '"id":'),
     ("bad-error-code", "malformed error answer to call", "oops"),

@@ -39,6 +39,11 @@ def test_a_tampered_answer_is_a_disagreement(tmp_path, capsys):
     (gzip.compress(b'{"format": "something else"}\n'), "no header line"),
     (gzip.compress(b'{"format": "rmqha-transcript/1", "profile": "dledger-0.4"}\n{"op": "dledger.nope"}\n'),
      "line 2"),
+    # more digits than Python converts, nesting deeper than it recurses: read as bad JSON, not a traceback
+    (gzip.compress(b'{"format": "rmqha-transcript/1"}\n{"op": "dledger.handle_vote", "answer": ' + b"9" * 5000
+                   + b'}\n'), "a number of more than 4300 digits"),
+    (gzip.compress(b'{"format": "rmqha-transcript/1"}\n' + b"[" * 100_000 + b"]" * 100_000 + b"\n"),
+     "nested more than"),
 ])
 def test_a_file_that_is_not_a_transcript_is_bad_input(tmp_path, capsys, content, fragment):
     f = tmp_path / "t.jsonl.gz"
