@@ -173,8 +173,13 @@ class ProtocolAdapter:
 
     def invoke(self, operation: str, args: dict) -> Any:
         """One handler-level call with spec records in and out (``adapters.operations``)."""
+        return self.decode_result(operation, self.call(operation, {k: codec.encode(v) for k, v in args.items()}))
+
+    def decode_result(self, operation: str, raw: Any) -> Any:
+        """The JSON result of ``operation`` as its spec record. Every caller that keeps the
+        JSON too (a transcript records it) decodes here, so that a result of the wrong
+        shape is always this implementation's error (exit 3), never a ``CodecError``."""
         op = OPERATIONS[operation]
-        raw = self.call(operation, {k: codec.encode(v) for k, v in args.items()})
         try:
             return codec.decode(raw, op.result, codec.registry(op.namespace), "result")
         except codec.CodecError as exc:

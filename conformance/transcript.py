@@ -277,7 +277,7 @@ def record(adapter, inputs: dict[str, Callable[[random.Random], dict]], samples:
                 departure, got = known_throw(name, args), f"threw: {exc}"
                 line["error"] = str(exc)
             else:
-                got = op.canonical(codec.decode(raw_answer, op.result, codec.registry(op.namespace), "result"))
+                got = op.canonical(adapter.decode_result(name, raw_answer))
                 departure = None if got == op.canonical(spec) else known_departure(name, profile, args, got)
                 line["answer"] = raw_answer
             judged += 1

@@ -1,6 +1,7 @@
 """``rmqha transcript record|replay`` as a user runs them (docs/dledger.md "Recorded transcripts")."""
 import gzip
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,14 @@ def test_record_refuses_what_the_implementation_does_not_answer(tmp_path, capsys
     assert main(["transcript", "record", "--adapter", "pysyncobj", "--out", str(tmp_path / "x.jsonl.gz"),
                  "--quiet"]) == 2
     assert "does not answer any handler-level operation" in capsys.readouterr().err
+
+
+def test_record_of_a_result_of_the_wrong_shape_is_the_implementations_error(tmp_path, capsys):
+    shim = Path(__file__).parents[1] / "fixtures" / "misbehaving_adapter.py"
+    assert main(["transcript", "record", "--adapter", f"stdio:{sys.executable} {shim} wrong-vote", "--samples", "5",
+                 "--out", str(tmp_path / "t.jsonl.gz"), "--quiet"]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "with a value that is not a" in err, err
 
 
 def test_a_transcript_without_calls_judges_nothing_and_says_so(tmp_path, capsys):
