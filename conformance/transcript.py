@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterable
 import attrs
 
 from adapters import codec
-from adapters.errors import ImplementationFailed, UserError
+from adapters.errors import ImplementationFailed, NotApplicable, UserError
 from adapters.operations import OPERATIONS
 from adapters.protocol import Unsupported, parse_json
 from conformance.departures import known_departure, known_throw
@@ -293,6 +293,11 @@ def record(adapter, inputs: dict[str, Callable[[random.Random], dict]], samples:
                 progress()
         agreement[name] = {"asked": judged, "agreed": agreed, **({"departures": dict(departed)} if departed else {})}
         kept_lines.extend(_select(by_path, keep))
+    if not any(a["asked"] for a in agreement.values()):
+        # an empty transcript would replay as a file with nothing in it, not as what it is:
+        # an implementation that judged nothing (so none is written)
+        raise NotApplicable(f"{adapter.spec} answered 'unsupported' to every call ({samples} each) of "
+                            f"{', '.join(inputs)}: nothing judged, no transcript written")
     header = {"format": FORMAT, "implementation": info.implementation, "version": info.version,
               "profile": info.profiles.get("dledger") or next(iter(info.profiles.values()), None),
               "profiles": dict(info.profiles), "adapter": adapter.spec, "source": source, "seed": seed,

@@ -78,6 +78,19 @@ def test_record_of_a_result_of_the_wrong_shape_is_the_implementations_error(tmp_
     assert err.count("\n") == 1 and "with a value that is not a" in err, err
 
 
+def test_record_of_an_implementation_that_answers_nothing_judges_nothing_and_says_so(tmp_path, capsys):
+    """'unsupported' to every call: nothing judged, exit 2 (as the fingerprint's zero
+    samples), and no empty transcript left to look like a result."""
+    shim = Path(__file__).parents[1] / "fixtures" / "misbehaving_adapter.py"
+    out = tmp_path / "t.jsonl.gz"
+    assert main(["transcript", "record", "--adapter", f"stdio:{sys.executable} {shim} unsupported", "--samples", "30",
+                 "--out", str(out), "--quiet"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and "nothing judged, no transcript written" in captured.err, captured.err
+    assert "0 of 0" not in captured.out
+    assert not out.exists()
+
+
 def test_a_transcript_without_calls_judges_nothing_and_says_so(tmp_path, capsys):
     f = tmp_path / "empty.jsonl.gz"
     f.write_bytes(gzip.compress(b'{"format": "rmqha-transcript/1", "profile": "dledger-0.4"}\n'))
