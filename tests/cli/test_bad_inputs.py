@@ -132,6 +132,10 @@ BAD_INPUTS = [
      "unknown profile 'x' for scenario truncation"),
     ("mutants with an unknown --profile", {}, "mutants --scenario dledger --profile nope", "unknown profile 'nope'"),
     ("prove truncation --max-epochs 0", {}, "prove truncation --max-epochs 0", "argument --max-epochs: '0'"),
+    ("prove truncation --max-epochs past what z3 finishes (a MemoryError once)", {},
+     "prove truncation --max-epochs 999999999999", "argument --max-epochs: '999999999999' is not a whole number from 1 to 4"),
+    ("prove truncation --messages past what z3 finishes", {}, "prove truncation --messages 999999999999",
+     "argument --messages: '999999999999' is not a whole number from 1 to"),
     ("an unknown flag", {}, "run --frobnicate", "unrecognized arguments: --frobnicate"),
     # building the RocketMQ classes (rmqha build-classpath)
     ("build-classpath: no such source", {}, "build-classpath {dir}/none --out {dir}/out", "not a directory"),
