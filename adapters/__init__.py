@@ -26,7 +26,7 @@ import atexit
 import importlib
 
 from adapters import jvm_targets, placement
-from adapters.errors import UserError
+from adapters.errors import AdapterError, UserError
 from adapters.reference_server import ReferenceServer
 from adapters.transports import InProcessAdapter, ProtocolAdapter, StdioAdapter
 
@@ -100,11 +100,7 @@ def connect(spec: str) -> ProtocolAdapter:
         module_name, _, factory = rest.partition(":")
         if not module_name or not factory:
             raise UserError(f"adapter {spec!r}: use python:MODULE:FACTORY")
-        try:
-            module = importlib.import_module(module_name)
-            obj = getattr(module, factory)()
-        except (ImportError, AttributeError) as exc:
-            raise UserError(f"adapter {spec!r}: {exc}") from None
+        obj = _python_object(spec, module_name, factory)
         if not callable(getattr(obj, "handle", None)):
             raise UserError(f"adapter {spec!r}: {factory}() returned an object without handle(request)")
         return InProcessAdapter(spec, obj, watchdog=True)
@@ -115,3 +111,29 @@ def connect(spec: str) -> ProtocolAdapter:
     if kind == "jvm":
         return jvm_targets.connect(spec, rest)
     raise UserError(f"unknown adapter {spec!r} (forms: {', '.join(FORMS)})")
+
+
+def _python_object(spec: str, module_name: str, factory: str) -> object:
+    """``MODULE.FACTORY()`` for a ``python:`` adapter. A spec naming nothing there is to call
+    is bad input (exit 2); code that raises as it is imported or builds the object is the
+    implementation failing to start (exit 3), as a ``stdio:`` process that dies before it
+    answers ``hello`` or a ``jvm:`` constructor that throws."""
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (module_name + ".").startswith(exc.name + "."):
+            raise UserError(f"adapter {spec!r}: {exc}") from None
+        # the module is there; something it imports is not
+        raise AdapterError(f"{spec}: importing {module_name} raised ModuleNotFoundError: {exc}") from None
+    except (Exception, SystemExit) as exc:  # a SyntaxError, whatever its top level raises or exits with
+        raise AdapterError(f"{spec}: importing {module_name} raised {type(exc).__name__}: {exc}") from None
+    try:
+        make = getattr(module, factory)
+    except AttributeError as exc:
+        raise UserError(f"adapter {spec!r}: {exc}") from None
+    if not callable(make):
+        raise UserError(f"adapter {spec!r}: {module_name}.{factory} is not callable (type {type(make).__name__})")
+    try:
+        return make()
+    except (Exception, SystemExit) as exc:
+        raise AdapterError(f"{spec}: its factory {factory}() raised {type(exc).__name__}: {exc}") from None

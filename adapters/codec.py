@@ -26,6 +26,8 @@ from typing import Any, Callable
 
 import attrs
 
+from adapters.errors import quoted
+
 
 class CodecError(ValueError):
     def __init__(self, path: str, message: str):
@@ -296,32 +298,32 @@ def _enum_decoder(cls: type) -> Decoder:
             member = members.get(data)
             if member is not None:
                 return member
-        raise CodecError(path, f"expected one of {', '.join(members)}, got {data!r}")
+        raise CodecError(path, f"expected one of {', '.join(members)}, got {quoted(data)}")
 
     return _exact(decode_enum)
 
 
 def _decode_bool(data: Any, reg: Registry, path: str) -> bool:
     if not isinstance(data, bool):
-        raise CodecError(path, f"expected true or false, got {data!r}")
+        raise CodecError(path, f"expected true or false, got {quoted(data)}")
     return data
 
 
 def _decode_int(data: Any, reg: Registry, path: str) -> int:
     if isinstance(data, bool) or not isinstance(data, int):
-        raise CodecError(path, f"expected an integer, got {data!r}")
+        raise CodecError(path, f"expected an integer, got {quoted(data)}")
     return data
 
 
 def _decode_float(data: Any, reg: Registry, path: str) -> float:
     if isinstance(data, bool) or not isinstance(data, (int, float)):
-        raise CodecError(path, f"expected a number, got {data!r}")
+        raise CodecError(path, f"expected a number, got {quoted(data)}")
     return float(data)
 
 
 def _decode_str(data: Any, reg: Registry, path: str) -> str:
     if not isinstance(data, str):
-        raise CodecError(path, f"expected a string, got {data!r}")
+        raise CodecError(path, f"expected a string, got {quoted(data)}")
     return data
 
 
@@ -350,7 +352,7 @@ def _decode_record(data: Any, cls: type, reg: Registry, path: str) -> Any:
     if tag != cls.__name__:
         other = reg.records.get(tag) if isinstance(tag, str) else None
         if other is None or not issubclass(other, cls):
-            raise CodecError(path, f"expected type {cls.__name__}, got {tag!r}")
+            raise CodecError(path, f"expected type {cls.__name__}, got {quoted(tag)}")
         cls = other
     try:
         build = _BUILDERS[cls]
@@ -400,7 +402,7 @@ def _decode_untyped(data: Any, reg: Registry, path: str) -> Any:
         tag = data.get("@type")
         cls = reg.records.get(tag) if isinstance(tag, str) else None
         if cls is None:
-            raise CodecError(path, f"an object needs a known \"@type\" (got {tag!r})")
+            raise CodecError(path, f"an object needs a known \"@type\" (got {quoted(tag)})")
         return _decode_record(data, cls, reg, path)
     if isinstance(data, list):
         return tuple(_decode_untyped(d, reg, f"{path}[{i}]") for i, d in enumerate(data))

@@ -7,6 +7,7 @@ questions whichever way it is plugged in. docs/adapter-protocol.md is the refere
 from __future__ import annotations
 
 import json
+import sys
 from functools import lru_cache
 from json.encoder import c_make_encoder, encode_basestring_ascii
 from pathlib import Path
@@ -49,15 +50,25 @@ _RAW_DECODE = json.JSONDecoder().raw_decode
 
 
 def parse_json(text: str) -> Any:
-    """``json.loads(text)``: the same value or the same error, faster for a line with no
-    whitespace around it (the whole of it one JSON value)."""
+    """``json.loads(text)``: the same value, faster for a line with no whitespace around it
+    (the whole of it one JSON value). Every line it cannot read is a ``JSONDecodeError``,
+    also those ``json.loads`` fails on otherwise (an integer past Python's limit on
+    digits is a ValueError, nesting past the recursion limit a RecursionError): a reader
+    of lines from an implementation or a file catches one error."""
     try:
-        value, end = _RAW_DECODE(text)
-        if end == len(text):
-            return value
+        try:
+            value, end = _RAW_DECODE(text)
+            if end == len(text):
+                return value
+        except json.JSONDecodeError:
+            pass
+        return json.loads(text)  # whitespace around the value, or the error json.loads gives
     except json.JSONDecodeError:
-        pass
-    return json.loads(text)  # whitespace around the value, or the error json.loads gives
+        raise
+    except ValueError:  # int("9" * 5000): Python converts at most sys.get_int_max_str_digits() digits
+        raise json.JSONDecodeError(f"a number of more than {sys.get_int_max_str_digits()} digits", text, 0) from None
+    except RecursionError:
+        raise json.JSONDecodeError(f"nested more than {sys.getrecursionlimit()} levels deep", text, 0) from None
 
 
 def request(request_id: int, op: str, args: dict) -> dict:

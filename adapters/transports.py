@@ -173,8 +173,13 @@ class ProtocolAdapter:
 
     def invoke(self, operation: str, args: dict) -> Any:
         """One handler-level call with spec records in and out (``adapters.operations``)."""
+        return self.decode_result(operation, self.call(operation, {k: codec.encode(v) for k, v in args.items()}))
+
+    def decode_result(self, operation: str, raw: Any) -> Any:
+        """The JSON result of ``operation`` as its spec record. Every caller that keeps the
+        JSON too (a transcript records it) decodes here, so that a result of the wrong
+        shape is always this implementation's error (exit 3), never a ``CodecError``."""
         op = OPERATIONS[operation]
-        raw = self.call(operation, {k: codec.encode(v) for k, v in args.items()})
         try:
             return codec.decode(raw, op.result, codec.registry(op.namespace), "result")
         except codec.CodecError as exc:
@@ -380,12 +385,12 @@ class StdioAdapter(ProtocolAdapter):
         text = answer.decode("utf-8", errors="replace")
         try:
             return parse_json(text)
-        except (json.JSONDecodeError, RecursionError):
+        except json.JSONDecodeError as exc:
             # a stray line (a log message on stdout, a half-written answer): the real
             # answer may still follow it, so the stream is out of step; the process is
             # stopped and the next run starts it again, as after a timeout
             self._kill()
-            raise self._break("answered something that is not a JSON object",
+            raise self._break(f"answered something that is not a JSON object ({exc.msg})",
                               f"sent {_short(line)}; got {_short(text)}") from None
 
     def alive(self) -> bool:
@@ -451,7 +456,7 @@ class JvmAdapter(ProtocolAdapter):
             raise AdapterError(f"{self.spec}: threw {value}", f"sent {_short(text)}")
         answer = None if value is None else str(value)
         try:
-            return json.loads(answer) if answer is not None else None
-        except json.JSONDecodeError:
-            raise AdapterError(f"{self.spec}: answered something that is not JSON",
+            return parse_json(answer) if answer is not None else None
+        except json.JSONDecodeError as exc:
+            raise AdapterError(f"{self.spec}: answered something that is not JSON ({exc.msg})",
                                f"sent {_short(text)}; got {_short(answer)}") from None

@@ -3,6 +3,6 @@
 Defined in ``adapters.errors`` (the lowest layer that raises them) and re-exported here
 for the conformance layer.
 """
-from adapters.errors import AdapterError, NotApplicable, UserError
+from adapters.errors import AdapterError, NotApplicable, UserError, quoted
 
-__all__ = ["AdapterError", "NotApplicable", "UserError"]
+__all__ = ["AdapterError", "NotApplicable", "UserError", "quoted"]

@@ -20,7 +20,7 @@ from typing import Callable, Optional
 
 import attrs
 
-from adapters import codec, colocated_with, resolve
+from adapters import colocated_with, resolve
 from adapters.errors import AdapterError, ImplementationFailed
 from adapters.operations import OPERATIONS
 from adapters.protocol import Unsupported
@@ -202,11 +202,10 @@ def _fingerprint(adapter, samples, progress, departures) -> dict[str, list[str] 
             matches[name] = None
             continue
         op = OPERATIONS[operation]
-        reg = codec.registry(op.namespace)
         candidates, judged = list(op.profiles), 0
         for args in _samples(name, samples):
             try:
-                raw = adapter.call(operation, {k: codec.encode(v) for k, v in args.items()})
+                answer = adapter.invoke(operation, args)
             except Unsupported:  # outside what the implementation drives
                 continue
             except ImplementationFailed:
@@ -218,7 +217,7 @@ def _fingerprint(adapter, samples, progress, departures) -> dict[str, list[str] 
                     departures.setdefault(name, Counter())[thrown.label()] += 1
                 continue
             judged += 1
-            got = op.canonical(codec.decode(raw, op.result, reg, "result"))
+            got = op.canonical(answer)
             kept, seen = [], None
             for p in candidates:
                 if _spec_answer(op, p, args) == got:

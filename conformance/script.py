@@ -30,7 +30,7 @@ from typing import Iterable
 
 import attrs
 
-from conformance.errors import UserError
+from conformance.errors import UserError, quoted
 from conformance.inputs import MAX_INT, read_text, whole_number
 
 # the longest a single step may let simulated time pass (``run MS``, ``await-* MS``,
@@ -124,14 +124,14 @@ def parse_script(text: str, source: str = "<script>") -> Script:
         try:
             words = shlex.split(stripped, comments=True)
         except ValueError as exc:
-            raise UserError(f"{source}:{number}: cannot parse {stripped!r}: {exc}") from None
+            raise UserError(f"{source}:{number}: cannot parse {quoted(stripped)}: {exc}") from None
         if not words:
             continue
         key, args = words[0], tuple(words[1:])
         if key in HEADER_KEYS and not steps:
             if key in ("option", "boot"):
                 if len(args) != 2:
-                    raise UserError(f"{source}:{number}: {key!r} takes a name and a value")
+                    raise UserError(f"{source}:{number}: {quoted(key)} takes a name and a value")
                 if key == "option":
                     options.append((args[0], args[1]))
                 else:
@@ -144,11 +144,11 @@ def parse_script(text: str, source: str = "<script>") -> Script:
                 header[key] = " ".join(args)
             else:
                 if len(args) != 1:
-                    raise UserError(f"{source}:{number}: {key!r} takes exactly one value")
+                    raise UserError(f"{source}:{number}: {quoted(key)} takes exactly one value")
                 header[key] = args[0]
             continue
         if key in HEADER_KEYS and key not in STEP_TOO:
-            raise UserError(f"{source}:{number}: header line {key!r} after the first step")
+            raise UserError(f"{source}:{number}: header line {quoted(key)} after the first step")
         steps.append(Step(key, args, number))
     if "scenario" not in header:
         raise UserError(f"{source}: missing 'scenario' line")
@@ -159,7 +159,7 @@ def parse_script(text: str, source: str = "<script>") -> Script:
     nodes = tuple(header["nodes"])
     twice = next((n for i, n in enumerate(nodes) if n in nodes[:i]), None)
     if twice is not None:
-        raise UserError(f"{source}: node {twice!r} is listed twice on the 'nodes' line")
+        raise UserError(f"{source}: node {quoted(twice)} is listed twice on the 'nodes' line")
     return Script(
         scenario=str(header["scenario"]),
         nodes=nodes,

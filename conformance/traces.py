@@ -26,7 +26,7 @@ from typing import IO, Any, Iterable, Iterator
 import attrs
 
 from adapters import codec
-from conformance.errors import UserError
+from conformance.errors import UserError, quoted
 from spec.broker.messages import BrokerNodeConfig, BrokerNodeView
 from spec.controller.messages import ControllerNodeView
 from spec.controller.profiles import PROFILES as CONTROLLER_PROFILES
@@ -105,14 +105,14 @@ def _header(line: str, where: str) -> TraceHeader:
                          f'{{"trace": "{TRACE_FORMAT}", "kind": ..., "nodes": [...], ...}})')
     kind = raw.get("kind")
     if kind not in KINDS:
-        raise TraceError(f"{where}: kind {kind!r} cannot be validated (known: {', '.join(KINDS)})")
+        raise TraceError(f"{where}: kind {quoted(kind)} cannot be validated (known: {', '.join(KINDS)})")
     nodes = raw.get("nodes")
     if not (isinstance(nodes, list) and nodes and all(isinstance(n, str) for n in nodes)
             and len(set(nodes)) == len(nodes)):
         raise TraceError(f"{where}: nodes must be a non-empty list of distinct node ids")
     persist = raw.get("persist", "at-crash")
     if persist not in ("each-step", "at-crash"):
-        raise TraceError(f"{where}: persist must be 'each-step' or 'at-crash', not {persist!r}")
+        raise TraceError(f"{where}: persist must be 'each-step' or 'at-crash', not {quoted(persist)}")
     timing = DEFAULT_TIMING
     if raw.get("timing") is not None:
         try:
@@ -162,11 +162,11 @@ class _Decoder:
             raise codec.CodecError("", "an event is a JSON object")
         node, time, kind = raw.get("node"), raw.get("time"), raw.get("input")
         if node not in self.nodes:
-            raise codec.CodecError("node", f"{node!r} is not one of the header's nodes")
+            raise codec.CodecError("node", f"{quoted(node)} is not one of the header's nodes")
         if isinstance(time, bool) or not isinstance(time, int):
-            raise codec.CodecError("time", f"expected an integer (ms), got {time!r}")
+            raise codec.CodecError("time", f"expected an integer (ms), got {quoted(time)}")
         if kind not in INPUTS:
-            raise codec.CodecError("input", f"expected one of {', '.join(INPUTS)}, got {kind!r}")
+            raise codec.CodecError("input", f"expected one of {', '.join(INPUTS)}, got {quoted(kind)}")
         unknown = set(raw) - {"node", "time", "input", "src", "payload", "view", "outputs", "persist"}
         if unknown:
             raise codec.CodecError("", f"unknown field(s) {', '.join(sorted(unknown))}")
@@ -293,7 +293,7 @@ def validate(lines: Iterable[str], name: str = "trace", profile: str | None = No
     if chosen is None:
         raise TraceError(f"{name}: the trace declares no profile: pass --profile (known: {', '.join(known)})")
     if chosen not in known:
-        raise TraceError(f"{name}: unknown {KIND_NAMES[header.kind]} profile {chosen!r} (known: {', '.join(known)})")
+        raise TraceError(f"{name}: unknown {KIND_NAMES[header.kind]} profile {quoted(chosen)} (known: {', '.join(known)})")
     if header.kind == "replica":
         checker: Any = ReplicaSteps(header.nodes)
     elif header.kind == "controller":

@@ -34,9 +34,9 @@ from typing import Any, Callable, Iterable
 import attrs
 
 from adapters import codec
-from adapters.errors import ImplementationFailed, UserError
+from adapters.errors import ImplementationFailed, NotApplicable, UserError
 from adapters.operations import OPERATIONS
-from adapters.protocol import Unsupported
+from adapters.protocol import Unsupported, parse_json
 from conformance.departures import known_departure, known_throw
 from conformance.differential import judged_profile
 from conformance.handler_check import draw_samples
@@ -94,7 +94,7 @@ def load(path: str | Path) -> tuple[dict, list[Entry]]:
     path = Path(path)
     try:
         with gzip.open(path, "rt", encoding="utf-8") as f:
-            lines = [json.loads(line) for line in f if line.strip()]
+            lines = [parse_json(line.strip()) for line in f if line.strip()]
     except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise _bad(path, f"{type(exc).__name__}: {exc}") from None
     if not lines or not isinstance(lines[0], dict) or lines[0].get("format") != FORMAT:
@@ -277,7 +277,7 @@ def record(adapter, inputs: dict[str, Callable[[random.Random], dict]], samples:
                 departure, got = known_throw(name, args), f"threw: {exc}"
                 line["error"] = str(exc)
             else:
-                got = op.canonical(codec.decode(raw_answer, op.result, codec.registry(op.namespace), "result"))
+                got = op.canonical(adapter.decode_result(name, raw_answer))
                 departure = None if got == op.canonical(spec) else known_departure(name, profile, args, got)
                 line["answer"] = raw_answer
             judged += 1
@@ -293,6 +293,11 @@ def record(adapter, inputs: dict[str, Callable[[random.Random], dict]], samples:
                 progress()
         agreement[name] = {"asked": judged, "agreed": agreed, **({"departures": dict(departed)} if departed else {})}
         kept_lines.extend(_select(by_path, keep))
+    if not any(a["asked"] for a in agreement.values()):
+        # an empty transcript would replay as a file with nothing in it, not as what it is:
+        # an implementation that judged nothing (so none is written)
+        raise NotApplicable(f"{adapter.spec} answered 'unsupported' to every call ({samples} each) of "
+                            f"{', '.join(inputs)}: nothing judged, no transcript written")
     header = {"format": FORMAT, "implementation": info.implementation, "version": info.version,
               "profile": info.profiles.get("dledger") or next(iter(info.profiles.values()), None),
               "profiles": dict(info.profiles), "adapter": adapter.spec, "source": source, "seed": seed,

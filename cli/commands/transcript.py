@@ -7,7 +7,9 @@ of each operation (by default the round operations ``dledger.heartbeat_round`` a
 judged against, prints how many agreed and how many reproduce each known upstream
 departure (named), and writes the transcript (a selection of the calls covering every
 path the sample reached, rarest first, with the real answers). Exit 0 when every answer
-agreed or was a known departure, 1 otherwise (the transcript is written either way).
+agreed or was a known departure, 1 otherwise (the transcript is written either way); 2,
+with no transcript written, when the implementation answered ``unsupported`` to every
+call: nothing was judged.
 
 ``replay FILE...`` judges transcripts against the spec as it is now, without the
 implementation: exit 0 when every recorded answer is the spec's or a known departure
@@ -72,6 +74,9 @@ def run_record(args) -> int:
     h = done.header
     print(f"{args.adapter}: {h['implementation']} {h['version']}, judged against {h['profiles'] or 'no profile'}")
     for op, a in h["agreement"].items():
+        if not a["asked"]:  # another operation was judged (else record raised): say this one was not
+            print(f"  {op}: not applicable (answered 'unsupported' to all {args.samples} calls)")
+            continue
         known = "".join(f"; {label} x{n}" for label, n in sorted(a.get("departures", {}).items()))
         print(f"  {op}: {a['agreed']} of {a['asked']} answers agree with the spec{known}")
     for m in done.mismatches[:3]:

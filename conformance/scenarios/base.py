@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable
 
 import attrs
 
-from conformance.errors import UserError
+from conformance.errors import UserError, quoted
 from results.runresult import Metric
 from results.schema import ABSTRACT_STATE
 from conformance.inputs import MAX_INT, MIN_INT, whole_number
@@ -64,7 +64,7 @@ def parse_net(args: tuple[str, ...], where: str) -> NetConfig:
             raise ValueError("probabilities from 0 to 1")
         return NetConfig(**kw)
     except (ValueError, KeyError) as exc:
-        raise UserError(f"{where}: bad net spec {' '.join(args)!r} (want MIN..MAX [drop=P] [dup=P]): {exc}") from None
+        raise UserError(f"{where}: bad net spec {quoted(' '.join(args))} (want MIN..MAX [drop=P] [dup=P]): {exc}") from None
 
 
 @attrs.frozen(slots=True)
@@ -124,7 +124,7 @@ class SimCluster:
         self.findings: list[Finding] = []
         for node, _ in script.boot_at:
             if node not in self.peers:
-                raise UserError(f"boot: unknown node {node!r} (nodes: {' '.join(self.peers)})")
+                raise UserError(f"boot: unknown node {quoted(node)} (nodes: {' '.join(self.peers)})")
         self.sim: Simulator
 
     def _start_simulator(self, factory: Callable, observers: Iterable[Callable] = ()) -> None:
@@ -208,7 +208,7 @@ class SimCluster:
     def do(self, step: Step) -> None:
         handler = getattr(self, "step_" + step.op.replace("-", "_"), None)
         if handler is None:
-            raise UserError(f"line {step.line}: unknown step {step.op!r} for scenario {self.scenario}")
+            raise UserError(f"line {step.line}: unknown step {quoted(step.op)} for scenario {self.scenario}")
         try:
             handler(step)
         except SimulationError as exc:
@@ -218,9 +218,9 @@ class SimCluster:
         try:
             n = step.args[i]
         except IndexError:
-            raise UserError(f"line {step.line}: {step.op!r} needs a node") from None
+            raise UserError(f"line {step.line}: {quoted(step.op)} needs a node") from None
         if n not in self.peers:
-            raise UserError(f"line {step.line}: unknown node {n!r} (nodes: {' '.join(self.peers)})")
+            raise UserError(f"line {step.line}: unknown node {quoted(n)} (nodes: {' '.join(self.peers)})")
         return n
 
     def int_arg(self, step: Step, i: int, default: int | None = None, lo: int = MIN_INT, hi: int = MAX_INT) -> int:
@@ -229,7 +229,7 @@ class SimCluster:
         except IndexError:
             if default is not None:
                 return default
-            raise UserError(f"line {step.line}: {step.op!r} needs a number") from None
+            raise UserError(f"line {step.line}: {quoted(step.op)} needs a number") from None
         return whole_number(text, f"line {step.line}: {step.op!r}", lo, hi)
 
     def ms_arg(self, step: Step, i: int, default: int | None = None) -> int:
@@ -281,7 +281,7 @@ class SimCluster:
         except ValueError:
             window = (-1, -1)
         if not 0 <= window[0] <= window[1] <= MAX_STEP_MS:
-            raise UserError(f"line {step.line}: slow: want 'slow A B MIN..MAX' or 'slow A B off', not {step.render()!r}")
+            raise UserError(f"line {step.line}: slow: want 'slow A B MIN..MAX' or 'slow A B off', not {quoted(step.render())}")
         self.sim.slow_down(src, dst, window)
 
     def step_net(self, step: Step) -> None:
@@ -289,7 +289,7 @@ class SimCluster:
 
     def _manual(self, step: Step):
         if not self.sim.manual:
-            raise UserError(f"line {step.line}: {step.op!r} needs a 'manual' network (header line 'manual')")
+            raise UserError(f"line {step.line}: {quoted(step.op)} needs a 'manual' network (header line 'manual')")
         kind = step.args[2] if len(step.args) > 2 else None
         return self.node_arg(step, 0), self.node_arg(step, 1), kind
 
@@ -310,7 +310,7 @@ class SimCluster:
         where = f"line {step.line}: expect {' '.join(step.args)}"
         handler = getattr(self, "expect_" + what.replace("-", "_"), None)
         if handler is None:
-            raise UserError(f"{where}: unknown expectation {what!r}")
+            raise UserError(f"{where}: unknown expectation {quoted(what)}")
         handler(step, where)
 
     finding_name: str | None = None  # the one finding a scenario documents, if any

@@ -38,6 +38,7 @@ def short_timeout(monkeypatch):
     ("silent-exit", r"process exited \(status 0\)", "dledger.handle_heartbeat"),
     ("hang", r"no answer within 1.5 s \(killed\)", "dledger.handle_heartbeat"),
     ("garbage", "answered something that is not a JSON object", "<html>oops</html>"),
+    ("huge-number", r"answered something that is not a JSON object \(a number of more than 4300 digits\)", "9999"),
     ("not-object", "malformed response to call", "[1,2,3]"),
     ("wrong-id", "malformed response to call", '"id":'),
     ("bad-error-code", "malformed error answer to call", "oops"),
@@ -123,6 +124,36 @@ def test_python_misbehaviour_is_an_adapter_error(factory, message):
 def test_bad_adapter_specs_are_user_errors(spec, message):
     with pytest.raises(UserError, match=re.escape(message)):
         resolve(spec, fresh=True)
+
+
+# python: adapters whose code fails as it loads, a module written per row (MODULE:FACTORY)
+PYTHON_MODULES = {
+    "factory_raises": "def make():\n    raise ValueError('no cluster configured')\n",
+    "import_raises": "raise RuntimeError('cannot reach the config server')\n",
+    "syntax_error": "def make(:\n",
+    "import_missing": "import rmqha_no_such_dependency\n",
+    "import_exits": "import sys\nsys.exit(4)\n",
+    "not_callable": "make = 5\n",
+}
+
+
+@pytest.mark.parametrize("module,error,message", [
+    ("factory_raises", AdapterError, "its factory make() raised ValueError: no cluster configured"),
+    ("import_raises", AdapterError, "importing import_raises raised RuntimeError: cannot reach the config server"),
+    ("syntax_error", AdapterError, "importing syntax_error raised SyntaxError"),
+    ("import_missing", AdapterError, "raised ModuleNotFoundError: No module named 'rmqha_no_such_dependency'"),
+    ("import_exits", AdapterError, "importing import_exits raised SystemExit: 4"),
+    ("not_callable", UserError, "not_callable.make is not callable (type int)"),
+])
+def test_a_python_adapter_that_fails_as_it_loads_is_one_error(tmp_path, monkeypatch, module, error, message):
+    """Not a traceback: code that raises as it loads is the implementation failing to
+    start (exit 3, as a stdio process that dies before hello); a name that cannot be
+    called is a bad spec (exit 2)."""
+    (tmp_path / f"{module}.py").write_text(PYTHON_MODULES[module])
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(error) as failure:
+        resolve(f"python:{module}:make", fresh=True)
+    assert type(failure.value) is error and message in str(failure.value), failure.value
 
 
 def test_a_command_that_cannot_start_is_an_adapter_error():

@@ -143,6 +143,10 @@ BAD_INPUTS = [
      "unknown profile 'x' for scenario truncation"),
     ("mutants with an unknown --profile", {}, "mutants --scenario dledger --profile nope", "unknown profile 'nope'"),
     ("prove truncation --max-epochs 0", {}, "prove truncation --max-epochs 0", "argument --max-epochs: '0'"),
+    ("prove truncation --max-epochs past what z3 finishes (a MemoryError once)", {},
+     "prove truncation --max-epochs 999999999999", "argument --max-epochs: '999999999999' is not a whole number from 1 to 4"),
+    ("prove truncation --messages past what z3 finishes", {}, "prove truncation --messages 999999999999",
+     "argument --messages: '999999999999' is not a whole number from 1 to"),
     ("an unknown flag", {}, "run --frobnicate", "unrecognized arguments: --frobnicate"),
     # building the RocketMQ classes (rmqha build-classpath)
     ("build-classpath: no such source", {}, "build-classpath {dir}/none --out {dir}/out", "not a directory"),
@@ -298,3 +302,32 @@ def test_a_reader_that_stops_early_gets_no_traceback():
     assert done.stdout.count("\n") == 1, done.stdout
     assert done.stderr == "", done.stderr
     assert done.returncode == 141
+
+
+# ------------------------------------------------------------------ errors that quote a huge value
+
+@pytest.mark.parametrize("name,content,argv,message", [
+    ("replay: a 100,000-character unknown step", SCRIPT + "x" * 100_000 + " 5\n", "replay {path}",
+     "unknown step 'xxxx"),
+    ("validate: a 1 MB trace kind", json.dumps({"trace": "rmqha-trace/1", "kind": "k" * 1_000_000, "nodes": ["n1"]})
+     + "\n", "validate {path}", "kind 'kkkk"),
+])
+def test_an_error_quotes_a_huge_value_cut_short(tmp_path, capsys, name, content, argv, message):
+    """The value an error echoes is cut (about 200 characters, '…' and its length): one
+    line a reader can read, not megabytes of it."""
+    path = tmp_path / "input"
+    path.write_text(content, encoding="utf-8")
+    assert main(argv.replace("{path}", str(path)).split()) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "characters)" in err, err[:500]
+    assert len(err) < 600, len(err)
+
+
+def test_any_error_line_is_bounded():
+    """The safety net under every one-line error: a message that quotes a value without
+    cutting it is still one line of bounded length, its head and tail kept."""
+    from adapters.errors import LINE_LIMIT, AdapterError, UserError
+
+    for error in (UserError, AdapterError):
+        text = str(error("field f: " + "v" * 10_000_000 + "\n is not a number"))
+        assert len(text) <= LINE_LIMIT + 3 and text.startswith("field f: vvv") and text.endswith("is not a number")

@@ -1,6 +1,7 @@
 """``rmqha transcript record|replay`` as a user runs them (docs/dledger.md "Recorded transcripts")."""
 import gzip
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,11 @@ def test_a_tampered_answer_is_a_disagreement(tmp_path, capsys):
     (gzip.compress(b'{"format": "something else"}\n'), "no header line"),
     (gzip.compress(b'{"format": "rmqha-transcript/1", "profile": "dledger-0.4"}\n{"op": "dledger.nope"}\n'),
      "line 2"),
+    # more digits than Python converts, nesting deeper than it recurses: read as bad JSON, not a traceback
+    (gzip.compress(b'{"format": "rmqha-transcript/1"}\n{"op": "dledger.handle_vote", "answer": ' + b"9" * 5000
+                   + b'}\n'), "a number of more than 4300 digits"),
+    (gzip.compress(b'{"format": "rmqha-transcript/1"}\n' + b"[" * 100_000 + b"]" * 100_000 + b"\n"),
+     "nested more than"),
 ])
 def test_a_file_that_is_not_a_transcript_is_bad_input(tmp_path, capsys, content, fragment):
     f = tmp_path / "t.jsonl.gz"
@@ -62,6 +68,27 @@ def test_record_refuses_what_the_implementation_does_not_answer(tmp_path, capsys
     assert main(["transcript", "record", "--adapter", "pysyncobj", "--out", str(tmp_path / "x.jsonl.gz"),
                  "--quiet"]) == 2
     assert "does not answer any handler-level operation" in capsys.readouterr().err
+
+
+def test_record_of_a_result_of_the_wrong_shape_is_the_implementations_error(tmp_path, capsys):
+    shim = Path(__file__).parents[1] / "fixtures" / "misbehaving_adapter.py"
+    assert main(["transcript", "record", "--adapter", f"stdio:{sys.executable} {shim} wrong-vote", "--samples", "5",
+                 "--out", str(tmp_path / "t.jsonl.gz"), "--quiet"]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "with a value that is not a" in err, err
+
+
+def test_record_of_an_implementation_that_answers_nothing_judges_nothing_and_says_so(tmp_path, capsys):
+    """'unsupported' to every call: nothing judged, exit 2 (as the fingerprint's zero
+    samples), and no empty transcript left to look like a result."""
+    shim = Path(__file__).parents[1] / "fixtures" / "misbehaving_adapter.py"
+    out = tmp_path / "t.jsonl.gz"
+    assert main(["transcript", "record", "--adapter", f"stdio:{sys.executable} {shim} unsupported", "--samples", "30",
+                 "--out", str(out), "--quiet"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and "nothing judged, no transcript written" in captured.err, captured.err
+    assert "0 of 0" not in captured.out
+    assert not out.exists()
 
 
 def test_a_transcript_without_calls_judges_nothing_and_says_so(tmp_path, capsys):

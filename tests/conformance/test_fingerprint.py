@@ -1,5 +1,6 @@
 """The handler-level fingerprint names the profile each procedure of an implementation matches."""
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,17 @@ def test_fingerprint_command_on_a_foreign_shim(capsys):
     main(["fingerprint", "--adapter", f"stdio:node {JS_SHIM} --bug skip-voted", "--samples", str(SAMPLES),
           "--quiet"])
     assert "handle_vote: no profile" in capsys.readouterr().out
+
+
+def test_a_result_of_the_wrong_shape_is_the_implementations_error(capsys):
+    """An answer that does not decode as the operation's record: one line naming the
+    operation, exit 3 (as ``rmqha check`` says it), never a ``CodecError`` traceback."""
+    shim = Path(__file__).parents[1] / "fixtures" / "misbehaving_adapter.py"
+    assert main(["fingerprint", "--quiet", "--samples", "20", "--adapter",
+                 f"stdio:{sys.executable} {shim} wrong-vote"]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert "answered dledger.handle_vote with a value that is not a VoteDecision" in err, err
 
 
 FEW = "40"
