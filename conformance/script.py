@@ -129,6 +129,8 @@ def parse_script(text: str, source: str = "<script>") -> Script:
             continue
         key, args = words[0], tuple(words[1:])
         if key in HEADER_KEYS and not steps:
+            if key in header:  # one value each: a second line silently winning would hide a typo
+                raise UserError(f"{source}:{number}: a second {quoted(key)} line (each header line is given once)")
             if key in ("option", "boot"):
                 if len(args) != 2:
                     raise UserError(f"{source}:{number}: {quoted(key)} takes a name and a value")

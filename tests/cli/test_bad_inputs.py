@@ -47,6 +47,8 @@ BAD_INPUTS = [
      "'1e45' is not a whole number"),
     ("script: await-leader past an hour", {"s.rmqha": "scenario dledger\nnodes n1 n2 n3\nawait-leader 3600001\n"},
      "replay {dir}/s.rmqha", "not a whole number from 0 to 3,600,000"),
+    ("script: two scenario lines", {"s.rmqha": "scenario dledger\nnodes n1 n2 n3\nscenario classic\nrun 10\n"},
+     "replay {dir}/s.rmqha", "s.rmqha:3: a second 'scenario' line (each header line is given once)"),
     ("script: duplicate node ids", {"s.rmqha": "scenario dledger\nnodes n1 n2 n1\nrun 10\n"}, "replay {dir}/s.rmqha",
      "node 'n1' is listed twice"),
     ("script: seed 1e45", {"s.rmqha": "scenario dledger\nnodes n1 n2 n3\nseed 1e45\n"}, "replay {dir}/s.rmqha",
