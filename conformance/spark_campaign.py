@@ -378,6 +378,11 @@ def _validate(spec: CampaignSpec) -> dict:
     return {a: adapter_info(a, spec.scenario, spec.profile) for a in spec.adapters}
 
 
+# chunks per adapter: each is a part file per table and a task, and the plan of a campaign
+# holds them all; the default sizes never make more than 5,000 (docs/reports.md, "Chunk size")
+MAX_CHUNKS = 100_000
+
+
 def check_settings(spec: CampaignSpec) -> None:
     """The checks of ``_validate`` that resolve no adapter (start no process): what a
     resumed campaign's manifest is checked with too."""
@@ -388,6 +393,11 @@ def check_settings(spec: CampaignSpec) -> None:
         raise UserError("at least one --adapter is needed")
     if spec.chunk_size < 1:
         raise UserError("--chunk-size must be at least 1")
+    chunks = -(-spec.runs // spec.chunk_size)
+    if chunks > MAX_CHUNKS:
+        raise UserError(f"--runs {spec.runs} in chunks of {spec.chunk_size} is {chunks:,} chunks per adapter; at most "
+                        f"{MAX_CHUNKS:,} (each is a part file per table): give --chunk-size "
+                        f"{-(-spec.runs // MAX_CHUNKS)} or more, or leave it out")
     if spec.duration_ms < 0:
         raise UserError("--duration must not be negative")
     if not spec.group_sizes or not spec.fault_mixes:

@@ -71,6 +71,7 @@ def test_resume_runs_the_manifests_process_when_named_again(interrupted, tmp_pat
     ("runs", -5, "spec.runs: '-5' is not a whole number"),
     ("runs", 10**12, "spec.runs: '1000000000000' is not a whole number from 1 to 100,000,000"),
     ("runs", True, "spec.runs: True is not a whole number"),
+    ("runs", 100_001, "is 100,001 chunks per adapter; at most 100,000"),
     ("search_waves", -1, "spec.search_waves: '-1' is not a whole number"),
     ("adapters", [], "spec.adapters: [] is not a non-empty list"),
     ("first_seed", -3, "spec.first_seed: '-3' is not a seed"),
