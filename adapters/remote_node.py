@@ -31,7 +31,7 @@ from typing import Any
 import attrs
 
 from adapters import codec
-from adapters.errors import AdapterError
+from adapters.errors import AdapterError, ImplementationFailed
 from adapters.protocol import ONCE_FIELDS
 from adapters.transports import ProtocolAdapter
 from reference.node_api import Message, Ready
@@ -146,11 +146,21 @@ class RemoteNode:
         return codec.encode(payload)  # an rmqha record (a client request, or any typed message)
 
     def tick(self, now: int) -> Ready:
-        return self._ready(self.adapter.request("node.tick", {"handle": self.handle, "now": now}), now)
+        return self._ready(self._request("node.tick", {"handle": self.handle, "now": now}, "a tick"), now)
 
     def step(self, message: Message, now: int) -> Ready:
         wire = {"src": message.src, "dst": message.dst, "payload": self._payload_out(message.payload)}
-        return self._ready(self.adapter.request("node.step", {"handle": self.handle, "message": wire, "now": now}), now)
+        kind = getattr(message.payload, "message_kind", None) or type(message.payload).__name__
+        return self._ready(self._request("node.step", {"handle": self.handle, "message": wire, "now": now},
+                                         f"a {kind} from {message.src}"), now)
+
+    def _request(self, op: str, args: dict, handling: str) -> Any:
+        """An ``internal`` error names what the node was handling (its own message rarely does);
+        no time or ids, so a campaign's report still counts the same failure as one message."""
+        try:
+            return self.adapter.request(op, args)
+        except ImplementationFailed as exc:
+            raise ImplementationFailed(f"{exc} (node {self.node_id}, handling {handling})", exc.exchange) from None
 
     def next_deadline(self) -> int | None:
         """When the implementation's tick can next do anything (its answers' ``next_deadline``)."""

@@ -335,7 +335,9 @@ class StdioAdapter(ProtocolAdapter):
             text = self._stderr.read().decode("utf-8", errors="replace")
         except (OSError, ValueError):
             return ""
-        return " | ".join(text[-limit:].strip().splitlines())
+        text = text.strip()
+        cut = len(text) > limit  # say where the kept tail starts inside a line ("…module 'x' not found")
+        return ("…" if cut else "") + " | ".join(text[-limit:].strip().splitlines())
 
     def _readline(self, deadline: float) -> Any:
         """One line (without the newline); None at end of output; ``_TIMEOUT`` if the deadline passed."""

@@ -6,7 +6,8 @@ in vote counting, log appends, truncation, the commit watermark, durability or t
 lease); tests/fixtures/js/replica_node.js is a RocketMQ 5 broker replica (node kind
 ``replica``, the ``truncation`` scenario) written the same way, with slips in the
 handshake's comparison and cut, role changes, batches, confirmOffset and durability
-(``--node replica``). For the correct node and each slip, this runs the default check's campaign
+(``--node replica``); tests/fixtures/js/classic_node.js is a classic master/slave broker (node
+kind ``classic``, the ``classic`` scenario; ``--node classic``). For the correct node and each slip, this runs the default check's campaign
 (``rmqha check``'s settings: its runs, seeds, group sizes, fault mixes and search, wave
 after wave) in its order, stops at the first failing run (the campaign's verdict is then *not conformant*
 whatever the later runs say), and shrinks that failure with the default budget. Prints,
@@ -15,7 +16,7 @@ process's and the implementation's: its server, kept open between runs, read fro
 and the shrink's time against the target (median <=
 5 s per CPU-second), with the machine's load.
 
-    python benchmarks/slips.py [--node dledger|replica] [--slip NAME ...] [--runs 200] [--scripts DIR] [--no-deadlines]
+    python benchmarks/slips.py [--node dledger|replica|classic] [--slip NAME ...] [--runs 200] [--scripts DIR] [--no-deadlines]
 
 Needs ``node`` on the PATH. A slip not caught in ``--runs`` runs is a MISS.
 """
@@ -45,6 +46,7 @@ from reference.simulator import Simulator  # noqa: E402
 NODES = {
     "dledger": (ROOT / "tests" / "fixtures" / "js" / "dledger_node.js", "dledger"),
     "replica": (ROOT / "tests" / "fixtures" / "js" / "replica_node.js", "truncation"),
+    "classic": (ROOT / "tests" / "fixtures" / "js" / "classic_node.js", "classic"),
 }
 NODE, SCENARIO = NODES["dledger"]
 TARGET_SHRINK_MEDIAN_S = 5.0
@@ -93,8 +95,8 @@ def first_failure(adapter: str, runs: int, scenario: str = SCENARIO):
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--node", choices=sorted(NODES), default="dledger",
-                    help="which JS fixture: dledger (dledger_node.js, scenario dledger) or replica (replica_node.js, "
-                         "scenario truncation) (default: %(default)s)")
+                    help="which JS fixture: dledger (dledger_node.js, scenario dledger), replica (replica_node.js, "
+                         "scenario truncation) or classic (classic_node.js, scenario classic) (default: %(default)s)")
     ap.add_argument("--slip", action="append", default=None, help="slips to try (default: every one, and the correct node)")
     ap.add_argument("--runs", type=int, default=run_command.DEFAULTS["runs"], help="the campaign's runs (default: check's)")
     ap.add_argument("--scripts", type=Path, default=None,

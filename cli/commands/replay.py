@@ -107,7 +107,7 @@ def run(args) -> int:
         if sink_failed:  # (the run stopped there; main reports it: one line, or quietly for a closed pipe)
             raise sink_failed[0]
     except ExpectationFailed as exc:
-        print(f"{args.file}: expectation failed: {exc}")
+        print(f"{args.file}: expectation failed: {exc}" + _replaced_adapter_note(script.adapter, adapter))
         return 1
     finally:
         if steps is not None:
@@ -140,3 +140,13 @@ def run(args) -> int:
               f"(a documented limit of this configuration, not a violation)")
     sys.stdout.flush()
     return 1 if unexpected else 0
+
+
+def _replaced_adapter_note(script_adapter: str | None, adapter: str) -> str:
+    """When ``--adapter`` replaced the script's own ``adapter`` line, its ``expect`` lines were
+    written for that other implementation (a mutant's counterexample expects the mutant's
+    violation): say so, so that a failed expectation is not read as a fault of the new one."""
+    if not script_adapter or script_adapter == adapter:
+        return ""
+    return (f" (the script's expect lines were written for its adapter line, {script_adapter}; "
+            f"--adapter ran {adapter} instead)")

@@ -333,7 +333,16 @@ class ClassicSteps(NodeSteps):
         d = pending.replica
         if d.status is not None:
             return f"submit_replica_request: {d.outcome.value}"
-        acks = ", ".join(f"ack {a} of bytes from {b}" for b, a in self._acks(s, e)) or "no connection"
+        # each connection once, by name, with the distinct acks the step saw (before, after, hidden state)
+        seen: dict[str, list] = {}
+        for view in (s.view, e.view):
+            for c in view.connections:
+                known = s.conns.get(c.conn)
+                seen.setdefault(c.conn, []).append((known.view.transfer_from if known else 0, c.slave_ack_offset))
+        for conn, c in s.conns.items():
+            seen.setdefault(conn, []).append((c.view.transfer_from, c.view.slave_ack_offset))
+        acks = "; ".join(f"{conn} " + ", then ".join(f"ack {a} of bytes from {b}" for b, a in dict.fromkeys(pairs))
+                         for conn, pairs in seen.items()) or "no connection"
         return f"waiting until t={d.request.deadline} for an ack of {d.request.next_offset}: {acks}"
 
     # ------------------------------------------------------------------ HAConnection

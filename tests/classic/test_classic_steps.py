@@ -295,3 +295,22 @@ def test_each_outcome_is_allowed_and_each_departure_is_named(row):
 def test_every_procedure_has_rows_and_a_property():
     assert {r[0] for r in ROWS} == set(PROCEDURES)
     assert PROPERTIES == tuple("step-conformance:" + p for p in PROCEDURES)
+
+
+def test_a_wrong_put_ok_names_each_connection_once_with_its_acks():
+    """The message of a transfer_status violation lists every connection the step saw by name,
+    once, with the distinct acks it had (it listed each three times, unnamed: the view before,
+    the view after and the rebuilt state)."""
+    import re
+    from pathlib import Path
+
+    from conformance.campaign import execute
+    from conformance.script import read_script
+
+    script = read_script(str(Path(__file__).parents[1] / "scenarios" / "classic"
+                             / "mutant-replica-request-at-message-start.rmqha"))
+    run = execute(script, script.adapter, record_trace=False)
+    message = next(r.violation.message for r in run.violations
+                   if r.violation.property == "step-conformance:transfer_status")
+    listed = re.findall(r"(b[23]:\S+) ack", message)
+    assert sorted(listed) == sorted(set(listed)) and len(listed) == 2, message

@@ -9,3 +9,20 @@ def test_a_shrunk_counterexample_replays_with_the_steps_its_title_counts(capsys)
     assert main(["replay", SHRUNK]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert ", 4 steps and 1 expect line, " in first, first
+
+
+def test_a_failed_expectation_says_when_adapter_replaced_the_scripts_own(capsys):
+    """A mutant's counterexample replayed against another implementation fails its ``expect
+    violation`` lines; the message names the adapter line they were written for."""
+    assert main(["replay", SHRUNK, "--adapter", "reference"]) == 1
+    out = capsys.readouterr().out
+    assert "expectation failed" in out
+    assert "written for its adapter line, mutant:connect-reports-zero; --adapter ran reference instead" in out
+
+
+def test_a_failed_expectation_without_a_replaced_adapter_adds_nothing(tmp_path, capsys):
+    script = tmp_path / "s.rmqha"
+    script.write_text("scenario classic\nnodes b1 b2\nseed 0\nrun 10\nexpect max b1 999\n")
+    assert main(["replay", str(script)]) == 1
+    out = capsys.readouterr().out
+    assert "expectation failed" in out and "written for its adapter line" not in out
