@@ -108,6 +108,11 @@ def run(args) -> int:
             raise sink_failed[0]
     except ExpectationFailed as exc:
         print(f"{args.file}: expectation failed: {exc}")
+        if args.adapter and script.adapter and script.adapter != adapter:
+            # a committed mutant-*.rmqha expects what its mutant does: replayed with --adapter,
+            # every role not named runs the reference, never the script's adapter line
+            print(f"  (the script's expectations were written for its adapter line, {script.adapter}; "
+                  f"--adapter replaced it: this replay ran {adapter})")
         return 1
     finally:
         if steps is not None:

@@ -9,3 +9,16 @@ def test_a_shrunk_counterexample_replays_with_the_steps_its_title_counts(capsys)
     assert main(["replay", SHRUNK]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert ", 4 steps and 1 expect line, " in first, first
+
+
+def test_a_failed_expectation_says_when_adapter_replaced_the_scripts_own(capsys):
+    # a mutant's counterexample replayed against another implementation (here the reference, as
+    # a user's broker would be) fails its expectation by design: the output says whose it was
+    script = "tests/scenarios/controller/mutant-7219-shrink-removes-master.rmqha"
+    assert main(["replay", script, "--adapter", "broker=reference"]) == 1
+    out = capsys.readouterr().out
+    assert "expectation failed" in out
+    assert ("the script's expectations were written for its adapter line, mutant:shrink-removes-master; "
+            "--adapter replaced it: this replay ran reference") in out
+    assert main(["replay", script]) == 0  # its own adapter: no note
+    assert "written for" not in capsys.readouterr().out
