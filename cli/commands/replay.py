@@ -108,10 +108,13 @@ def run(args) -> int:
             raise sink_failed[0]
     except ExpectationFailed as exc:
         print(f"{args.file}: expectation failed: {exc}")
-        if args.adapter and script.adapter and script.adapter != adapter:
-            # a committed mutant-*.rmqha expects what its mutant does: replayed with --adapter,
-            # every role not named runs the reference, never the script's adapter line
-            print(f"  (the script's expectations were written for its adapter line, {script.adapter}; "
+        written_for = script.adapter or "reference"
+        if args.adapter and written_for != adapter:
+            # a committed mutant-*.rmqha expects what its mutant does, a regression script what the
+            # reference does: replayed with --adapter, every role not named runs the reference,
+            # never the script's adapter line, and another implementation may take another path
+            line = f"its adapter line, {script.adapter}" if script.adapter else "reference (it names no adapter)"
+            print(f"  (the script's expectations were written for {line}; "
                   f"--adapter replaced it: this replay ran {adapter})")
         return 1
     finally:

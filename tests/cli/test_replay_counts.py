@@ -22,3 +22,10 @@ def test_a_failed_expectation_says_when_adapter_replaced_the_scripts_own(capsys)
             "--adapter replaced it: this replay ran reference") in out
     assert main(["replay", script]) == 0  # its own adapter: no note
     assert "written for" not in capsys.readouterr().out
+    # a regression script names no adapter: its expectations are the reference's
+    story = "tests/scenarios/controller/isolation-7017-all-ack.rmqha"  # all-ack: 4 acknowledged, not 7
+    assert main(["replay", story, "--adapter", "broker=mutant:all-ack-ignored"]) == 1
+    out = capsys.readouterr().out
+    assert "expect acknowledged 4: but 7 were acknowledged" in out
+    assert ("(the script's expectations were written for reference (it names no adapter); --adapter replaced "
+            "it: this replay ran broker=mutant:all-ack-ignored + controller=reference)") in out
