@@ -77,7 +77,7 @@ def run(args) -> int:
     data = report_command.build(str(results), args.report, None if args.no_spark else args.master,
                                 report_command.Stages(args.quiet))
     print(f"report: {args.report}/report.html, {args.report}/report.md, {args.report}/summary.json "
-          f"({time.perf_counter() - started:.1f} s in all)")
+          f"(the check took {time.perf_counter() - started:.1f} s in all, its campaign included)")
     if replaced and replaced != spec.campaign:
         _say_replaced(args, replaced)
     if handler_reports:
