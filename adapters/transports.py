@@ -304,6 +304,25 @@ def split_command(spec: str, command: str) -> list[str]:
     return argv
 
 
+# how far back the tail of a process's stderr may reach for the start of the line it begins in
+LINE_START_REACH = 200
+
+
+def stderr_tail(text: str, limit: int = 400) -> str:
+    """The last ``limit`` characters of ``text`` as one line (``|`` between its lines), begun
+    at the start of the line the cut falls in when that is at most ``LINE_START_REACH``
+    characters further back: a runtime's error line comes before its stack (Node prints
+    ``Error: Cannot find module ...`` and then the frames), and a tail cut inside it read
+    ``find module ...``."""
+    text = text.rstrip()
+    start = max(0, len(text) - limit)
+    line_start = text.rfind("\n", 0, start) + 1 if start else 0
+    if start - line_start <= LINE_START_REACH:
+        start = line_start
+    # a line still cut (longer than the reach) is marked: the kept part is not its start
+    return ("…" if start > line_start else "") + " | ".join(text[start:].strip().splitlines())
+
+
 class StdioAdapter(ProtocolAdapter):
     """A subprocess answering one JSON line per request line.
 
@@ -335,9 +354,7 @@ class StdioAdapter(ProtocolAdapter):
             text = self._stderr.read().decode("utf-8", errors="replace")
         except (OSError, ValueError):
             return ""
-        text = text.strip()
-        cut = len(text) > limit  # say where the kept tail starts inside a line ("…module 'x' not found")
-        return ("…" if cut else "") + " | ".join(text[-limit:].strip().splitlines())
+        return stderr_tail(text, limit)
 
     def _readline(self, deadline: float) -> Any:
         """One line (without the newline); None at end of output; ``_TIMEOUT`` if the deadline passed."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import random
 import re
+import shlex
 from typing import Any, Callable, Iterable, Mapping
 
 import attrs
@@ -225,8 +226,12 @@ def _remote_nodes(adapter: str, kind: str, scenario: str = "", role: str = ""):
     connected = resolve(adapter)
     if kind not in connected.info.nodes:
         offered = ", ".join(sorted(connected.info.nodes))
+        # a role of the scenario it can play: say how to give it that role alone
+        fits = [r for r, k in SCENARIO_ROLES.get(scenario, {}).items() if r != role and k in connected.info.nodes]
+        hint = "".join(f"; to run it as the {r}s only, the other roles on rmqha's reference: "
+                       f"--adapter {shlex.quote(f'{r}={adapter}')}" for r in fits)
         raise NotApplicable(f"{connected.info.implementation} ({adapter}) runs no {kind} nodes, which scenario "
-                            f"{scenario} needs for its {role}s (it offers: {offered or 'none'})")
+                            f"{scenario} needs for its {role}s (it offers: {offered or 'none'}){hint}")
     counter = [0]
 
     def make_node(node_id, peers, draw, durable, now, config=None):

@@ -207,9 +207,19 @@ def rerun_command(spec: dict[str, Any], adapter: str, seed: int, manifest: dict[
     return _in_campaign_directory(command, adapter, manifest)
 
 
+# a role of a mixed adapter (``broker=stdio:./b + controller=reference``, the one-line form of
+# conformance.targets.join_roles): its spec follows ``ROLE=`` at the start or after `` + ``
+_ROLE_SPEC = re.compile(r"(?:^|\s\+\s)(?:[a-z]+=)?(\S)")
+
+
+def _names_paths(adapter: str) -> bool:
+    """Whether ``adapter``, or any role of a mixed one, may name relative paths."""
+    return any(adapter.startswith(_PATH_ADAPTERS, m.start(1)) for m in _ROLE_SPEC.finditer(adapter))
+
+
 def _in_campaign_directory(command: str, adapter: str, manifest: dict[str, Any]) -> str:
     cwd = manifest.get("working_directory")
-    if cwd and adapter.startswith(_PATH_ADAPTERS):
+    if cwd and _names_paths(adapter):
         return f"cd {shlex.quote(cwd)} && {command}"
     return command
 

@@ -77,13 +77,37 @@ def run(args) -> int:
     data = report_command.build(str(results), args.report, None if args.no_spark else args.master,
                                 report_command.Stages(args.quiet))
     print(f"report: {args.report}/report.html, {args.report}/report.md, {args.report}/summary.json "
-          f"({time.perf_counter() - started:.1f} s in all)")
+          f"(the check took {time.perf_counter() - started:.1f} s in all, its campaign included)")
     if replaced and replaced != spec.campaign:
         _say_replaced(args, replaced)
     if handler_reports:
         _write_handler_level(args.report, handler_reports, beside_campaign=True)
+    _say_counterexamples(args.report)
     print(report_command.verdict_line(data))
     return EXIT_STATUS[_worst([*handler_verdicts.values(), data["verdict"]["verdict"]])]
+
+
+# counterexamples named on the terminal before the verdict (the report has them all)
+SHOWN_COUNTEREXAMPLES = 3
+
+
+def _say_counterexamples(report: str) -> None:
+    """The first counterexamples of the report's summary.json (those no other violation precedes
+    first, as the report orders them) with their replay commands: a failing check shows where to
+    start without opening the report."""
+    try:
+        counterexamples = json.loads((Path(report) / "summary.json").read_text())["counterexamples"]
+    except (OSError, ValueError, KeyError):
+        return
+    counterexamples = sorted(counterexamples, key=lambda c: c.get("preceded_by") is not None)
+    for c in counterexamples[:SHOWN_COUNTEREXAMPLES]:
+        n = c.get("shrunk_steps")
+        steps = f", shrunk to {n} step{'' if n == 1 else 's'}" if c.get("shrunk") and n else ""
+        print(f"counterexample: {c['property']} (seed {c['seed']}{steps}): {c['message']}")
+        print(f"  replay: {c['replay']}")
+    more = len(counterexamples) - SHOWN_COUNTEREXAMPLES
+    if more > 0:
+        print(f"  ({more} more in {report}/report.md, \"Counterexamples\")")
 
 
 def _check_apart(report: str, out: str, campaign: str) -> None:

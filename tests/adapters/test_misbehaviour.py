@@ -178,3 +178,32 @@ def test_a_one_time_misbehaviour_costs_one_run_of_a_campaign(tmp_path, mode, mon
     assert [r["verdict"] for r in runs] == ["error", "pass", "pass"]
     assert ("not a JSON object" if mode == "garbage" else "no answer within 1 s") in runs[0]["error"]
     assert code != 0
+
+
+NODE_MISSING_SCRIPT = """node:internal/modules/cjs/loader:1210
+  throw err;
+  ^
+
+Error: Cannot find module '/home/u/work/tests/fixtures/js/broker_node.js'
+    at Module._resolveFilename (node:internal/modules/cjs/loader:1207:15)
+    at Module._load (node:internal/modules/cjs/loader:1038:27)
+    at Function.executeUserEntryPoint [as runMain] (node:internal/modules/run_main:164:12)
+    at node:internal/main/run_main_module:28:49 {
+  code: 'MODULE_NOT_FOUND',
+  requireStack: []
+}
+
+Node.js v20.20.2
+"""
+
+
+def test_the_stderr_tail_begins_at_a_line_start():
+    # Node's error line comes before its stack: a tail cut inside it read "find module '...'"
+    from adapters.transports import stderr_tail
+
+    tail = stderr_tail(NODE_MISSING_SCRIPT)
+    assert tail.startswith("Error: Cannot find module '/home/u/work/tests/fixtures/js/broker_node.js' | "), tail
+    assert tail.endswith("| Node.js v20.20.2")
+    assert stderr_tail("short\nlast words\n") == "short | last words"
+    # no line start near: the cut inside the line is marked
+    assert stderr_tail("x" * 5000 + "\nlast words", limit=100) == "…" + "x" * 89 + " | last words"

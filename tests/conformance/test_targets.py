@@ -108,3 +108,15 @@ def test_a_mixed_campaign_runs_and_its_counterexample_replays_with_its_roles(tmp
     path.write_text(script)
     assert main(["replay", str(path)]) == 0  # its expected violation, with the roles its adapter line names
     assert "adapter broker=mutant:shrink-removes-master + controller=reference" in capsys.readouterr().out
+
+
+def test_an_adapter_that_plays_another_role_of_the_scenario_is_told_how_to_give_it_that_role():
+    # a broker-only implementation given every role (--adapter SPEC): the line says how to run it
+    # as the brokers alone, beside rmqha's controllers
+    spec = "python:tests.fixtures.broker_only:server"
+    with pytest.raises(NotApplicable) as caught:
+        check_applicable("controller", spec)
+    assert str(caught.value).endswith(f"runs no controller nodes, which scenario controller needs for its "
+                                      f"controllers (it offers: broker); to run it as the brokers only, the other "
+                                      f"roles on rmqha's reference: --adapter broker={spec}")
+    check_applicable("controller", f"broker={spec}")  # and so it runs

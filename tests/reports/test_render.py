@@ -262,6 +262,22 @@ def test_a_replay_command_works_from_any_directory(data, tmp_path):
     assert command in (out / "report.md").read_text()
 
 
+@pytest.mark.parametrize("adapter, cd", [
+    ("broker=stdio:node tests/fixtures/js/broker_node.js + controller=reference", True),
+    ("broker=reference + controller=jvm:build:Rip44Shim", True),
+    ("broker=mutant:all-ack-ignored + controller=reference", False),
+])
+def test_a_replay_command_of_a_mixed_adapter_works_from_any_directory(data, tmp_path, adapter, cd):
+    # a role's stdio: command names paths relative to where the campaign ran, as a plain one does
+    x = data["counterexamples"][0]
+    x["adapter"] = adapter
+    data["manifest"]["working_directory"] = "/home/u/impl"
+    out = render(data, tmp_path / "report")
+    (command,) = [c["replay"] for c in json.loads((out / "summary.json").read_text())["counterexamples"]]
+    assert command.startswith("cd /home/u/impl && rmqha replay ") == cd
+    assert command.endswith(f"--adapter {shlex.quote(adapter)}")
+
+
 def test_the_report_says_how_long_a_failing_run_was_judged(data, tmp_path):
     md = (render(data, tmp_path / "old") / "report.md").read_text()
     assert "after its first violation" not in md  # a manifest that does not say: nothing claimed

@@ -1,0 +1,88 @@
+"""An independent controller-mode broker in JavaScript (tests/fixtures/js/broker_node.js: node
+kind ``broker``, the ``controller`` scenario, beside rmqha's reference controllers), written
+from the documentation, at node level over stdio, with single plausible slips (``--slip
+NAME``: confirmOffset over the SyncStateSet's acks, admitting a slave to the SyncStateSet).
+
+As a user runs it: ``rmqha check --scenario controller --adapter broker=stdio:...`` passes a
+short campaign, and the same check of a slip fails; each slip's shrunk counterexample
+(tests/fixtures/js/broker_slips/SLIP.rmqha, kept from the default check's report) replays with
+the violation it names, and its steps pass on the correct node. The fixture's
+EQUIVALENT_SLIPS, which the default check did not catch, are listed apart and have none.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from conformance.campaign import execute
+from conformance.script import read_script
+
+ROOT = Path(__file__).parents[2]
+NODE = ROOT / "tests" / "fixtures" / "js" / "broker_node.js"
+SCRIPTS = ROOT / "tests" / "fixtures" / "js" / "broker_slips"
+SLIPS = re.findall(r"^\s+'([a-z0-9-]+)': '", NODE.read_text(), re.M)
+
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (the fixture is JavaScript)")
+
+
+def adapter(slip: str | None = None) -> str:
+    return f"broker=stdio:node {NODE.relative_to(ROOT)}" + (f" --slip {slip}" if slip else "")
+
+
+def check(tmp_path, slip: str | None, runs: int) -> tuple[int, dict]:
+    status = main(["check", "--scenario", "controller", "--adapter", adapter(slip), "--adapter", "controller=reference",
+                   "--runs", str(runs), "--no-spark", "--quiet", "--out", str(tmp_path / "results"),
+                   "--report", str(tmp_path / "report")])
+    return status, json.loads((tmp_path / "report" / "summary.json").read_text())
+
+
+def test_the_fixture_declares_its_slips_and_each_has_a_counterexample():
+    assert sorted(SLIPS) == sorted(p.stem for p in SCRIPTS.glob("*.rmqha")), SLIPS
+
+
+def test_an_unknown_slip_is_refused():
+    done = subprocess.run(["node", str(NODE), "--slip", "no-such-slip"], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=30)
+    assert done.returncode == 2 and "unknown slip no-such-slip" in done.stderr, (done.returncode, done.stderr)
+
+
+def test_the_correct_broker_passes_a_short_controller_check(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)  # the adapter names the fixture from the repository's root, as a user would
+    status, summary = check(tmp_path, None, 10)
+    assert status == 0, summary["verdict"]
+    assert summary["totals"]["runs"] == 10 and not summary["counterexamples"]
+
+
+def test_a_slip_fails_the_same_check_with_a_counterexample_that_replays(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    status, summary = check(tmp_path, "confirm-uses-max-ack", 4)
+    assert status == 1, summary["verdict"]
+    props = {c["property"] for c in summary["counterexamples"]}
+    assert "step-conformance:compute_master_confirm_offset" in props, props
+    replay = next(c["replay"] for c in summary["counterexamples"]
+                  if c["property"] == "step-conformance:compute_master_confirm_offset")
+    assert replay.startswith(f"cd {ROOT}") or replay.startswith(f"cd '{ROOT}'"), replay  # works from any directory
+    done = subprocess.run(replay, shell=True, cwd="/", capture_output=True, text=True, timeout=300,
+                          env={"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin"})
+    assert done.returncode == 0 and "reproduced: step-conformance:compute_master_confirm_offset" in done.stdout, \
+        done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("slip", SLIPS)
+def test_each_slip_is_caught_by_its_counterexample(slip):
+    path = SCRIPTS / f"{slip}.rmqha"
+    done = subprocess.run([sys.executable, "-m", "cli.main", "replay", str(path), "--adapter", adapter(slip)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # the same steps against the correct broker: nothing violated
+    script = read_script(str(path))
+    plain = script.with_steps(s for s in script.steps if s.op != "expect")
+    run = execute(plain, adapter(), record_trace=False)
+    assert run.error is None and not run.violations, (run.error, [r.violation.message for r in run.violations[:3]])
