@@ -94,6 +94,16 @@ def _elect_reply_old_epoch(metadata, request, liveness, *, profile=None, **kwarg
     return _api.elect_master(metadata, request, liveness, profile=stale, **kwargs)
 
 
+def _elect_without_first_election(metadata, request, liveness, *, profile=None, **kwargs):
+    """A port that leaves a new set's first election to the elect policy: with an empty
+    SyncStateSet and unclean election off it finds no candidate, and the set never gets a
+    master (rocketmq-5.1; under rocketmq-5.0 the first registrant is master anyway)."""
+    profile = profile or DEFAULT_PROFILE
+    rules = tuple(r for r in profile.elect_winner_rules if r is not _api.FIRST_ELECTION)
+    return _api.elect_master(metadata, request, liveness, profile=attrs.evolve(profile, elect_winner_rules=rules),
+                             **kwargs)
+
+
 def _elect_always_unclean(metadata, request, liveness, *, config, **kwargs):
     return _api.elect_master(metadata, request, liveness, config=attrs.evolve(config, enable_elect_unclean_master=True), **kwargs)
 
@@ -489,6 +499,13 @@ _ALL = (
         "no periodic re-elect scan: a dead master whose expiry election was missed stays recorded",
         "no_stuck_dead_master",
         CONTROLLER, {"scan_need_reelect_broker_sets": lambda metadata, liveness: ()},
+    ),
+    Mutant(
+        "first-election-by-policy", None,
+        "a new set's first electMaster goes to the elect policy, which finds no candidate in an empty "
+        "SyncStateSet: the set never gets a master (nothing unsafe happens, so only liveness can tell)",
+        "no_masterless_healthy_set",
+        CONTROLLER, {"elect_master": _elect_without_first_election},
     ),
     Mutant(
         "heartbeat-of-unknown-broker-ignored", "#5712",

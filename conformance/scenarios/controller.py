@@ -73,6 +73,11 @@ FINDING_7017 = "acknowledged_lost_default_acks"  # upstream #7017
 # A set may keep a dead master at most this long while an electable broker lives:
 # the heartbeat timeout, two scan periods, and time to commit the election.
 STUCK_BOUND_MS = DEFAULT_HEARTBEAT_TIMEOUT_MS + 2 * 5_000 + 5_000
+# A set whose nodes have all been up on a clean network this long has a master, unless the
+# rules leave it none (no_masterless_healthy_set): the same margin, for a dead master's
+# heartbeat to run out, two scans and an election's commit (the reference, 2,000 runs:
+# at most 14.4 s after its healing suffix restarted every node)
+MASTERLESS_BOUND_MS = STUCK_BOUND_MS
 
 PROPERTIES = tuple(inv.INVARIANTS)
 
@@ -866,12 +871,28 @@ class ControllerCluster(SimCluster):
         self.sim.client(active, ControllerCall(self.admin_calls, request))
 
     def step_await_master(self, step: Step) -> None:
+        """Run until a broker is an unfenced master of the controller's masterEpoch. If it
+        waited out its limit with every node up on a clean network for ``MASTERLESS_BOUND_MS``
+        or longer, the set's liveness is judged (``no_masterless_healthy_set``): otherwise a
+        broker or controller that never acts would pass every other property."""
         limit = self.sim.now + self.ms_arg(step, 0, 60_000)
+        healthy_since = None
         while self.sim.now < limit:
             master = self.current_master()
             if master is not None and self._recorded_master_epoch() == self.views[master].role_state.master_epoch:
                 return
+            if self.faults_active():
+                healthy_since = None
+            elif healthy_since is None:
+                healthy_since = self.sim.now
             self.sim.run_for(100)
+        if healthy_since is not None and not self.faults_active() and self.sim.now - healthy_since >= MASTERLESS_BOUND_MS:
+            active = self.active_controller()
+            metadata = self.views[active].metadata if active is not None else None
+            held = [self.views[b].broker_id for b in self.brokers]
+            waited = self.sim.now - healthy_since
+            self._record(attrs.evolve(v, detail=f"{v.detail}, {waited} ms after every node was up on a clean network")
+                         for v in inv.no_masterless_healthy_set(BROKER_NAME, metadata, held, self.controller_config))
 
     def _recorded_master_epoch(self) -> int | None:
         c = self.active_controller()

@@ -16,6 +16,7 @@ Controller (per broker set)
   * ``CheckCodeHistory``                 brokerId <-> registerCheckCode is stable
   * ``SyncStateSetHistory``              a syncStateSetEpoch names one SyncStateSet, broker and controller alike
   * ``no_stuck_dead_master``             after the periodic scans no set keeps a dead master while an electable broker lives
+  * ``no_masterless_healthy_set``        a set whose nodes are all up on a clean network gets a master, unless the rules leave it none
 Brokers
   * ``MasterEpochHistory``               at most one unfenced master accepting writes per masterEpoch
   * ``AppliedEpochHistory``              a broker never applies an older masterEpoch
@@ -61,6 +62,7 @@ INVARIANTS: tuple[str, ...] = (
     "broker_id_check_code_stable",
     "sync_state_set_epoch_unique",
     "no_stuck_dead_master",
+    "no_masterless_healthy_set",
     "one_master_per_master_epoch",
     "never_apply_older_epoch",
     "confirm_offset_bounded",
@@ -298,6 +300,44 @@ def no_stuck_dead_master(
         if electable:
             out.append(Violation("no_stuck_dead_master", name, f"master {s.master_broker_id} dead while {electable} alive"))
     return out
+
+
+def no_masterless_healthy_set(
+    name: str, metadata: Optional[ControllerMetadata], held_ids: Iterable[Optional[int]],
+    config: ControllerConfig = DEFAULT_CONFIG,
+) -> list[Violation]:
+    """Liveness, asked by the harness when set ``name`` has had every node up on a clean
+    network for a bound and still has no master that the active controller records
+    (``metadata``: the active controller's, None when no controller is active;
+    ``held_ids``: the broker id each live broker holds, None for one that has none yet).
+    Without this, brokers or controllers that never do anything break no other property.
+    A violation unless the rules leave the set without a master:
+
+    * the set is known and no broker the elect policy may choose (its SyncStateSet; every
+      replica with unclean election on, or before a first SyncStateSet) is alive and
+      registered: its only in-sync member's machine was replaced, and the new one has a
+      new id;
+    * the set is unknown and every live broker holds an id: after an admin clean removed
+      the set, a broker with an id on disk only registers, which an unknown set refuses
+      (upstream's ``registerBrokerToController``; docs/controller-stack.md, finding 4)."""
+    held = list(held_ids)
+    if metadata is None:
+        return [Violation("no_masterless_healthy_set", name, "no controller is active")]
+    known = metadata.known(name)
+    if known is None:
+        if held and None not in held:
+            return []
+        return [Violation("no_masterless_healthy_set", name,
+                          f"the active controller knows no such set while live brokers hold ids {held}")]
+    s = known.sync_state
+    pool = (known.replicas.all_brokers() if config.enable_elect_unclean_master or not s.sync_state_set
+            else s.sync_state_set)
+    electable = sorted(b for b in pool if b in held and known.replicas.is_broker_exist(b))
+    if not electable:
+        return []
+    return [Violation("no_masterless_healthy_set", name,
+                      f"no master (recorded: {s.master_broker_id}, masterEpoch {s.master_epoch}) while "
+                      f"{electable} are alive and electable")]
 
 
 def _forget_recreated_sets(recorded: Mapping, metadata: ControllerMetadata, epoch_field: str,

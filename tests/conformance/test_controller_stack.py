@@ -61,6 +61,7 @@ QUICK = [
     "elect-reply-old-sync-state-set-epoch",
     "elect-resets-sync-state-set-epoch",
     "expand-counted-after-ack",
+    "first-election-by-policy",
     "heartbeat-of-unknown-broker-ignored",
     "new-master-adopts-self",
     "queue-offsets-reused-after-restart",
@@ -90,6 +91,19 @@ def test_every_mutant_is_killed_by_a_short_campaign_or_a_pinned_counterexample()
     assert set(QUICK) | set(SLOW) == set(MUTANTS)
     for name, script in SLOW.items():  # (tests/scenarios replays them: each still kills)
         assert f"adapter mutant:{name}\n" in open(f"tests/scenarios/controller/{script}").read()
+
+
+def test_a_set_that_never_gets_a_master_violates_liveness_too():
+    """``first-election-by-policy`` breaks nothing unsafe: step conformance catches its
+    controller's elect decision first, and the set's liveness names what a user sees (no
+    master, ever), judged at the script's first ``await-master`` once every node has been up
+    on a clean network for the bound. The reference passes the same script."""
+    script = get_scenario("controller").generate(config(0, "mutant:first-election-by-policy"))
+    first = script.with_steps(script.steps[:1])
+    assert first.steps[0].op == "await-master"
+    violated = {r.violation.property for r in execute(first, "mutant:first-election-by-policy").violations}
+    assert {"step-conformance:elect_master", "no_masterless_healthy_set"} <= violated
+    assert not execute(first, "reference").violations
 
 
 def test_a_campaign_runs_controller_mutants_and_names_bad_ones_in_one_line(tmp_path, capsys):
