@@ -187,7 +187,7 @@ class ProtocolAdapter:
                                f"{getattr(op.result, '__name__', op.result)}: {exc}", self.last_exchange) from None
 
 
-class _Watchdog:
+class Watchdog:
     """Runs calls on one worker thread and gives up on a call after a timeout.
 
     Python cannot stop a thread, so a call that times out is abandoned (the worker is
@@ -242,10 +242,12 @@ class InProcessAdapter(ProtocolAdapter):
     error after the timeout instead of a hung test run.
     """
 
-    def __init__(self, spec: str, server: Any, watchdog: bool = False, timeout_s: float | None = None):
+    def __init__(self, spec: str, server: Any, watchdog: bool | Watchdog = False, timeout_s: float | None = None):
         super().__init__(spec, timeout_s)
         self.server = server
-        self._watchdog = _Watchdog(f"rmqha-adapter {spec}") if watchdog else None
+        # a Watchdog given is the one that built ``server`` (a ``python:`` factory runs on it too)
+        self._watchdog = (watchdog if isinstance(watchdog, Watchdog)
+                          else Watchdog(f"rmqha-adapter {spec}") if watchdog else None)
 
     def _call(self, req: dict) -> Any:
         resp = self.server.handle(json.loads(json.dumps(req)))
@@ -439,7 +441,7 @@ class JvmAdapter(ProtocolAdapter):
         except AttributeError:
             raise AdapterError(f"{spec}: class {class_name} has no method handle(String)") from None
         self._guard = jvm_calls.CallGuard(spec, self.timeout_s) if jvm_calls.direct_calls() else None
-        self._watchdog = None if self._guard is not None else _Watchdog(f"rmqha-jvm {spec}")
+        self._watchdog = None if self._guard is not None else Watchdog(f"rmqha-jvm {spec}")
 
     def _exchange(self, req: dict) -> Any:
         text = compact_json(req)

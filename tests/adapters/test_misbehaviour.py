@@ -6,7 +6,9 @@ the error must be an ``AdapterError`` that names what went wrong and carries the
 offending exchange, within a bounded time. (test_transports.py covers the common
 cases end to end, through campaigns too.)
 """
+import os
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -154,6 +156,21 @@ def test_a_python_adapter_that_fails_as_it_loads_is_one_error(tmp_path, monkeypa
     with pytest.raises(error) as failure:
         resolve(f"python:{module}:make", fresh=True)
     assert type(failure.value) is error and message in str(failure.value), failure.value
+
+
+def test_a_python_factory_that_never_returns_is_one_line_and_exit_3(tmp_path):
+    """As a user runs it: the factory runs under the adapter timeout, as the calls do, so
+    a factory that never returns ends rmqha with one line and exit 3 (it hung forever)."""
+    (tmp_path / "factory_hangs.py").write_text("import time\n\ndef make():\n    time.sleep(3600)\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path), RMQHA_ADAPTER_TIMEOUT="1")
+    rmqha = Path(sys.executable).parent / "rmqha"
+    started = time.monotonic()
+    done = subprocess.run([str(rmqha), "fingerprint", "--quiet", "--adapter", "python:factory_hangs:make"],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    assert done.stderr == ("rmqha: adapter error: python:factory_hangs:make: its factory make() did not return "
+                           "within 1 s\n"), done.stderr
+    assert time.monotonic() - started < 30
 
 
 def test_a_command_that_cannot_start_is_an_adapter_error():
