@@ -71,6 +71,8 @@ BAD_INPUTS = [
      "replay {dir}/s.rmqha", "probabilities from 0 to 1"),
     ("script: expect violation of no such property", {"s.rmqha": SCRIPT + "expect violation no-such-property\n"},
      "replay {dir}/s.rmqha", "'no-such-property': no such property of scenario dledger"),
+    ("script: a 2 MB token on one line (splitting it took minutes)", {"s.rmqha": SCRIPT + "run " + "9" * 2_000_000
+     + "\n"}, "replay {dir}/s.rmqha", "{dir}/s.rmqha:4: a line of 2,000,004 characters (at most 65,536)"),
     ("script: unclosed quote", {"s.rmqha": "scenario dledger\nnodes 'n1 n2\n"}, "replay {dir}/s.rmqha",
      "cannot parse"),
     ("script: a step naming an unknown node (named by file and line, as parse errors are)",
