@@ -115,8 +115,11 @@ def load(path: str | Path) -> tuple[dict, list[Entry]]:
 
 
 def replay(path: str | Path, profile: str | None = None) -> Replay:
-    """Judge every recorded answer against the spec (under the transcript's profile, or ``profile``)."""
+    """Judge every recorded answer against the spec (under the transcript's profile, or ``profile``).
+    A transcript without calls judges nothing: bad input, never a verdict."""
     header, entries = load(path)
+    if not entries:
+        raise UserError(f"{path}: no recorded calls: nothing was judged")
     profiles = dict(header.get("profiles") or {})
     calls: dict[str, int] = defaultdict(int)
     paths: dict[str, dict] = defaultdict(lambda: defaultdict(int))

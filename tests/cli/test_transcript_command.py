@@ -1,6 +1,7 @@
 """``rmqha transcript record|replay`` as a user runs them (docs/dledger.md "Recorded transcripts")."""
 import gzip
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -8,6 +9,7 @@ import pytest
 
 from cli.main import main
 
+RMQHA = Path(sys.executable).parent / "rmqha"  # the command installed beside this Python
 TRANSCRIPTS = sorted((Path(__file__).parents[1] / "transcripts" / "dledger").glob("rounds-*.jsonl.gz"))
 
 
@@ -91,8 +93,11 @@ def test_record_of_an_implementation_that_answers_nothing_judges_nothing_and_say
     assert not out.exists()
 
 
-def test_a_transcript_without_calls_judges_nothing_and_says_so(tmp_path, capsys):
+def test_a_transcript_without_calls_judges_nothing_and_says_so(tmp_path):
+    """As a user runs it: a valid header and no calls judged nothing, so exit 2 with one
+    line saying so (it was exit 1, a verdict that something disagreed)."""
     f = tmp_path / "empty.jsonl.gz"
     f.write_bytes(gzip.compress(b'{"format": "rmqha-transcript/1", "profile": "dledger-0.4"}\n'))
-    assert main(["transcript", "replay", str(f)]) == 1
-    assert "nothing was judged" in capsys.readouterr().out
+    done = subprocess.run([str(RMQHA), "transcript", "replay", str(f)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stderr == f"rmqha: error: {f}: no recorded calls: nothing was judged\n" and not done.stdout
