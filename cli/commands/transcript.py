@@ -14,7 +14,7 @@ call: nothing was judged.
 ``replay FILE...`` judges transcripts against the spec as it is now, without the
 implementation: exit 0 when every recorded answer is the spec's or a known departure
 (listed by name), 1 when one is not (each shown), 2 for a file that is not a
-transcript or holds no calls (nothing judged). The transcripts CI replays are in ``tests/transcripts/`` (DLedger:
+transcript, holds no calls or names a profile rmqha does not know (nothing judged). The transcripts CI replays are in ``tests/transcripts/`` (DLedger:
 docs/dledger.md, "Timing"; RocketMQ: docs/adapters.md, "jvm:rocketmq").
 """
 from __future__ import annotations
