@@ -151,6 +151,10 @@ BAD_INPUTS = [
      "prove truncation --max-epochs 999999999999", "argument --max-epochs: '999999999999' is not a whole number from 1 to 4"),
     ("prove truncation --messages past what z3 finishes", {}, "prove truncation --messages 999999999999",
      "argument --messages: '999999999999' is not a whole number from 1 to"),
+    ("prove truncation --timeout 0", {}, "prove truncation --timeout 0",
+     "argument --timeout: '0' is not a whole number from 1 to 86,400"),
+    ("prove truncation --timeout past what z3 holds (wrapped round to 704 ms)", {},
+     "prove truncation --timeout 4294968", "argument --timeout: '4294968' is not a whole number from 1 to 86,400"),
     ("an unknown flag", {}, "run --frobnicate", "unrecognized arguments: --frobnicate"),
     # building the RocketMQ classes (rmqha build-classpath)
     ("build-classpath: no such source", {}, "build-classpath {dir}/none --out {dir}/out", "not a directory"),
