@@ -38,6 +38,7 @@ from adapters.protocol import (ERROR_CODES, INTERNAL, PROTOCOL, UNSUPPORTED, Uns
 DEFAULT_TIMEOUT_S = 10.0
 TIMEOUT_ENV = "RMQHA_ADAPTER_TIMEOUT"  # seconds, overrides the default for every transport
 STARTUP_ALLOWANCE_S = 20.0  # a stdio process's first answer may take this long (or the timeout, if longer)
+EXIT_GRACE_S = 2.0  # how long a process that closed its stdin or stdout has to exit before it is stopped
 
 
 def default_timeout() -> float:
@@ -361,26 +362,28 @@ class StdioAdapter(ProtocolAdapter):
         while data:
             data = data[os.write(fd, data):]
 
-    def _exited(self, sent: str) -> AdapterError:
+    def _ended(self, stream: str, sent: str) -> AdapterError:
+        """The process closed its ``stream`` (stdin: a write failed; stdout: end of output):
+        it exited (its status), or it is still running and is stopped, as after a timeout."""
         try:
-            status = self.proc.wait(timeout=2)
+            what = f"the process exited (status {self.proc.wait(timeout=EXIT_GRACE_S)})"
         except subprocess.TimeoutExpired:
             self._kill()
-            status = self.proc.returncode
+            what = f"the process closed its {stream} but was still running {EXIT_GRACE_S:g} s later (stopped)"
         tail = self.stderr_tail()
-        return self._break(f"the process exited (status {status})" + (f" {tail}" if tail else ""), sent)
+        return self._break(what + (f" {tail}" if tail else ""), sent)
 
     def _exchange(self, req: dict) -> Any:
         line = compact_json(req)
         try:
             self._write(line.encode() + b"\n")
         except (BrokenPipeError, OSError, ValueError):
-            raise self._exited(f"sent {_short(line)}") from None
+            raise self._ended("stdin", f"sent {_short(line)}") from None
         # the first answer also waits for the process to start (an interpreter, a JVM)
         limit = self.timeout_s if req.get("id") != 1 else max(self.timeout_s, STARTUP_ALLOWANCE_S)
         answer = self._readline(time.monotonic() + limit)
         if answer is None:
-            raise self._exited(f"sent {_short(line)}")
+            raise self._ended("stdout", f"sent {_short(line)}")
         if answer is _TIMEOUT:
             self._kill()
             raise self._break(f"no answer within {limit:g} s (killed)", f"sent {_short(line)}")

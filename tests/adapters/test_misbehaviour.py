@@ -38,6 +38,8 @@ def short_timeout(monkeypatch):
 @pytest.mark.parametrize("mode,message,in_exchange", [
     ("exit", r"process exited \(status 7\) fatal: simulated crash", "dledger.handle_heartbeat"),
     ("silent-exit", r"process exited \(status 0\)", "dledger.handle_heartbeat"),
+    ("close-stdout", r"the process closed its stdout but was still running 2 s later \(stopped\) closing stdout",
+     "dledger.handle_heartbeat"),
     ("hang", r"no answer within 1.5 s \(killed\)", "dledger.handle_heartbeat"),
     ("garbage", "answered something that is not a JSON object", "<html>oops</html>"),
     ("huge-number", r"answered something that is not a JSON object \(a number of more than 4300 digits\)", "9999"),
@@ -69,6 +71,22 @@ def test_a_bad_handshake_is_an_adapter_error(mode, message):
     with pytest.raises(AdapterError) as failure:
         resolve(stdio(mode), fresh=True)
     assert message in str(failure.value)
+
+
+def test_a_process_that_closes_its_stdout_and_runs_on_is_stopped_and_said_so_in_one_line():
+    """As a user runs it: it was reported as "exited (status -9)", the status of rmqha's own kill."""
+    rmqha = Path(sys.executable).parent / "rmqha"
+    done = subprocess.run([str(rmqha), "fingerprint", "--quiet", "--adapter", stdio("close-stdout")],
+                          env=dict(os.environ, RMQHA_ADAPTER_TIMEOUT="5"), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    assert done.stderr.count("\n") == 1 and "status -9" not in done.stderr, done.stderr
+    assert ("the process closed its stdout but was still running 2 s later (stopped) closing stdout"
+            in done.stderr), done.stderr
+    adapter = resolve(stdio("close-stdout"), fresh=True)
+    with pytest.raises(AdapterError, match="closed its stdout"):
+        adapter.invoke("dledger.handle_heartbeat", ARGS)
+    assert adapter.proc.poll() is not None  # stopped, not left behind
+    adapter.close()
 
 
 def test_after_a_timeout_the_adapter_is_unusable():
