@@ -38,6 +38,10 @@ from adapters.protocol import (ERROR_CODES, INTERNAL, PROTOCOL, UNSUPPORTED, Uns
 DEFAULT_TIMEOUT_S = 10.0
 TIMEOUT_ENV = "RMQHA_ADAPTER_TIMEOUT"  # seconds, overrides the default for every transport
 STARTUP_ALLOWANCE_S = 20.0  # a stdio process's first answer may take this long (or the timeout, if longer)
+# the longest answer line a stdio process may write: ``rmqha serve-stdio``'s longest was
+# 26 kB (campaigns of 6 runs of the dledger, truncation, controller and classic scenarios),
+# and reading on without a bound would hold whatever the process writes
+MAX_ANSWER_BYTES = 16 * 1024 * 1024
 EXIT_GRACE_S = 2.0  # how long a process that closed its stdin or stdout has to exit before it is stopped
 
 
@@ -294,6 +298,7 @@ def _capture(fn: Callable[[], Any]) -> tuple[bool, Any]:
 
 
 _TIMEOUT = object()
+_TOO_LONG = object()
 
 
 def split_command(spec: str, command: str) -> list[str]:
@@ -330,7 +335,7 @@ class StdioAdapter(ProtocolAdapter):
         placement.adopt_process(self.proc.pid)  # on rmqha's CPU (adapters.placement)
         self._poll = select.poll()
         self._poll.register(self.proc.stdout, select.POLLIN)
-        self._buffer = b""
+        self._buffer = bytearray()
 
     def stderr_tail(self, limit: int = 400) -> str:
         try:
@@ -341,9 +346,15 @@ class StdioAdapter(ProtocolAdapter):
         return " | ".join(text[-limit:].strip().splitlines())
 
     def _readline(self, deadline: float) -> Any:
-        """One line (without the newline); None at end of output; ``_TIMEOUT`` if the deadline passed."""
+        """One line (without the newline); None at end of output; ``_TIMEOUT`` if the deadline
+        passed; ``_TOO_LONG`` once the line is longer than ``MAX_ANSWER_BYTES``. Each chunk is
+        searched for the newline once, and appended in place: reading a long line is linear."""
         fd = self.proc.stdout.fileno()
-        while b"\n" not in self._buffer:
+        buffer = self._buffer
+        end = buffer.find(b"\n")
+        while end < 0:
+            if len(buffer) > MAX_ANSWER_BYTES:
+                return _TOO_LONG
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return _TIMEOUT
@@ -352,8 +363,14 @@ class StdioAdapter(ProtocolAdapter):
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 return None
-            self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
+            found = chunk.find(b"\n")
+            if found >= 0:
+                end = len(buffer) + found
+            buffer += chunk
+        if end > MAX_ANSWER_BYTES:
+            return _TOO_LONG
+        line = buffer[:end]
+        del buffer[:end + 1]
         return line
 
     def _write(self, data: bytes) -> None:
@@ -387,6 +404,12 @@ class StdioAdapter(ProtocolAdapter):
         if answer is _TIMEOUT:
             self._kill()
             raise self._break(f"no answer within {limit:g} s (killed)", f"sent {_short(line)}")
+        if answer is _TOO_LONG:  # the stream is out of step: stopped, as after a timeout
+            self._kill()
+            head = bytes(self._buffer[:600]).decode("utf-8", errors="replace")
+            self._buffer.clear()
+            raise self._break(f"answer longer than {MAX_ANSWER_BYTES:,} bytes (stopped)",
+                              f"sent {_short(line)}; got {_short(head)}")
         text = answer.decode("utf-8", errors="replace")
         try:
             return parse_json(text)

@@ -38,6 +38,7 @@ def short_timeout(monkeypatch):
 @pytest.mark.parametrize("mode,message,in_exchange", [
     ("exit", r"process exited \(status 7\) fatal: simulated crash", "dledger.handle_heartbeat"),
     ("silent-exit", r"process exited \(status 0\)", "dledger.handle_heartbeat"),
+    ("huge-answer", r"answer longer than 16,777,216 bytes \(stopped\)", '"result":"xxxxxxxx'),
     ("close-stdout", r"the process closed its stdout but was still running 2 s later \(stopped\) closing stdout",
      "dledger.handle_heartbeat"),
     ("hang", r"no answer within 1.5 s \(killed\)", "dledger.handle_heartbeat"),
@@ -87,6 +88,19 @@ def test_a_process_that_closes_its_stdout_and_runs_on_is_stopped_and_said_so_in_
         adapter.invoke("dledger.handle_heartbeat", ARGS)
     assert adapter.proc.poll() is not None  # stopped, not left behind
     adapter.close()
+
+
+def test_a_50_mb_answer_line_is_refused_promptly_in_one_line_and_exit_3():
+    """As a user runs it: a 50 MB line was read slowly (each chunk searched the whole buffer
+    again) and ended as "no answer within the timeout"; now the line's bound is the error."""
+    rmqha = Path(sys.executable).parent / "rmqha"
+    started = time.monotonic()
+    done = subprocess.run([str(rmqha), "fingerprint", "--quiet", "--adapter", stdio("huge-answer")],
+                          env=dict(os.environ, RMQHA_ADAPTER_TIMEOUT="30"), capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    assert done.stderr.count("\n") == 1 and "answer longer than 16,777,216 bytes (stopped)" in done.stderr, done.stderr
+    assert time.monotonic() - started < 20
 
 
 def test_after_a_timeout_the_adapter_is_unusable():
