@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import atexit
 import importlib
+from typing import Callable
 
 from adapters import jvm_targets, placement
 from adapters.errors import AdapterError, UserError
 from adapters.reference_server import ReferenceServer
-from adapters.transports import InProcessAdapter, ProtocolAdapter, StdioAdapter
+from adapters.transports import InProcessAdapter, ProtocolAdapter, StdioAdapter, Watchdog, default_timeout
 
 _CACHE: dict[str, ProtocolAdapter] = {}
 
@@ -100,10 +101,13 @@ def connect(spec: str) -> ProtocolAdapter:
         module_name, _, factory = rest.partition(":")
         if not module_name or not factory:
             raise UserError(f"adapter {spec!r}: use python:MODULE:FACTORY")
-        obj = _python_object(spec, module_name, factory)
+        make = _python_factory(spec, module_name, factory)
+        # the factory runs on the thread that will run the calls, under the same timeout
+        watchdog = Watchdog(f"rmqha-adapter {spec}")
+        obj = _python_object(spec, factory, make, watchdog)
         if not callable(getattr(obj, "handle", None)):
             raise UserError(f"adapter {spec!r}: {factory}() returned an object without handle(request)")
-        return InProcessAdapter(spec, obj, watchdog=True)
+        return InProcessAdapter(spec, obj, watchdog=watchdog)
     if kind == "stdio":
         if not rest.strip():
             raise UserError(f"adapter {spec!r}: use stdio:COMMAND")
@@ -113,11 +117,10 @@ def connect(spec: str) -> ProtocolAdapter:
     raise UserError(f"unknown adapter {spec!r} (forms: {', '.join(FORMS)})")
 
 
-def _python_object(spec: str, module_name: str, factory: str) -> object:
-    """``MODULE.FACTORY()`` for a ``python:`` adapter. A spec naming nothing there is to call
-    is bad input (exit 2); code that raises as it is imported or builds the object is the
-    implementation failing to start (exit 3), as a ``stdio:`` process that dies before it
-    answers ``hello`` or a ``jvm:`` constructor that throws."""
+def _python_factory(spec: str, module_name: str, factory: str) -> Callable[[], object]:
+    """``MODULE.FACTORY`` for a ``python:`` adapter. A spec naming nothing there is to call
+    is bad input (exit 2); code that raises as it is imported is the implementation failing
+    to start (exit 3), as a ``stdio:`` process that dies before it answers ``hello``."""
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
@@ -133,7 +136,19 @@ def _python_object(spec: str, module_name: str, factory: str) -> object:
         raise UserError(f"adapter {spec!r}: {exc}") from None
     if not callable(make):
         raise UserError(f"adapter {spec!r}: {module_name}.{factory} is not callable (type {type(make).__name__})")
-    try:
-        return make()
-    except (Exception, SystemExit) as exc:
-        raise AdapterError(f"{spec}: its factory {factory}() raised {type(exc).__name__}: {exc}") from None
+    return make
+
+
+def _python_object(spec: str, factory: str, make: Callable[[], object], watchdog: Watchdog) -> object:
+    """``make()`` on ``watchdog``, within the adapter timeout. A factory that raises (or
+    exits) or does not return in time is the implementation failing to start (exit 3), as
+    a ``stdio:`` process that dies or hangs before ``hello`` or a ``jvm:`` constructor that
+    throws; one that hangs is abandoned on its thread, as a call that hangs."""
+    timeout_s = default_timeout()
+    finished, outcome = watchdog.run(make, timeout_s)
+    if not finished:
+        raise AdapterError(f"{spec}: its factory {factory}() did not return within {timeout_s:g} s")
+    ok, value = outcome
+    if not ok:
+        raise AdapterError(f"{spec}: its factory {factory}() raised {type(value).__name__}: {value}")
+    return value

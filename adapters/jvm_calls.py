@@ -1,6 +1,6 @@
 """Calls into Java on the calling thread, and a monitor that stops one that overruns.
 
-A ``jvm:CLASSPATH:CLASS`` call used to run on a watchdog thread (``transports._Watchdog``)
+A ``jvm:CLASSPATH:CLASS`` call used to run on a watchdog thread (``transports.Watchdog``)
 so that a Java method that never returns becomes an error after the timeout; handing
 each call to that thread and back cost about as much as the rest of the call together
 (docs/performance.md, "JPype calls on the calling thread"). Here the calling thread calls

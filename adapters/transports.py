@@ -38,6 +38,11 @@ from adapters.protocol import (ERROR_CODES, INTERNAL, PROTOCOL, UNSUPPORTED, Uns
 DEFAULT_TIMEOUT_S = 10.0
 TIMEOUT_ENV = "RMQHA_ADAPTER_TIMEOUT"  # seconds, overrides the default for every transport
 STARTUP_ALLOWANCE_S = 20.0  # a stdio process's first answer may take this long (or the timeout, if longer)
+# the longest answer line a stdio process may write: ``rmqha serve-stdio``'s longest was
+# 26 kB (campaigns of 6 runs of the dledger, truncation, controller and classic scenarios),
+# and reading on without a bound would hold whatever the process writes
+MAX_ANSWER_BYTES = 16 * 1024 * 1024
+EXIT_GRACE_S = 2.0  # how long a process that closed its stdin or stdout has to exit before it is stopped
 
 
 def default_timeout() -> float:
@@ -187,7 +192,7 @@ class ProtocolAdapter:
                                f"{getattr(op.result, '__name__', op.result)}: {exc}", self.last_exchange) from None
 
 
-class _Watchdog:
+class Watchdog:
     """Runs calls on one worker thread and gives up on a call after a timeout.
 
     Python cannot stop a thread, so a call that times out is abandoned (the worker is
@@ -242,10 +247,12 @@ class InProcessAdapter(ProtocolAdapter):
     error after the timeout instead of a hung test run.
     """
 
-    def __init__(self, spec: str, server: Any, watchdog: bool = False, timeout_s: float | None = None):
+    def __init__(self, spec: str, server: Any, watchdog: bool | Watchdog = False, timeout_s: float | None = None):
         super().__init__(spec, timeout_s)
         self.server = server
-        self._watchdog = _Watchdog(f"rmqha-adapter {spec}") if watchdog else None
+        # a Watchdog given is the one that built ``server`` (a ``python:`` factory runs on it too)
+        self._watchdog = (watchdog if isinstance(watchdog, Watchdog)
+                          else Watchdog(f"rmqha-adapter {spec}") if watchdog else None)
 
     def _call(self, req: dict) -> Any:
         resp = self.server.handle(json.loads(json.dumps(req)))
@@ -291,6 +298,7 @@ def _capture(fn: Callable[[], Any]) -> tuple[bool, Any]:
 
 
 _TIMEOUT = object()
+_TOO_LONG = object()
 
 
 def split_command(spec: str, command: str) -> list[str]:
@@ -346,7 +354,7 @@ class StdioAdapter(ProtocolAdapter):
         placement.adopt_process(self.proc.pid)  # on rmqha's CPU (adapters.placement)
         self._poll = select.poll()
         self._poll.register(self.proc.stdout, select.POLLIN)
-        self._buffer = b""
+        self._buffer = bytearray()
 
     def stderr_tail(self, limit: int = 400) -> str:
         try:
@@ -357,9 +365,15 @@ class StdioAdapter(ProtocolAdapter):
         return stderr_tail(text, limit)
 
     def _readline(self, deadline: float) -> Any:
-        """One line (without the newline); None at end of output; ``_TIMEOUT`` if the deadline passed."""
+        """One line (without the newline); None at end of output; ``_TIMEOUT`` if the deadline
+        passed; ``_TOO_LONG`` once the line is longer than ``MAX_ANSWER_BYTES``. Each chunk is
+        searched for the newline once, and appended in place: reading a long line is linear."""
         fd = self.proc.stdout.fileno()
-        while b"\n" not in self._buffer:
+        buffer = self._buffer
+        end = buffer.find(b"\n")
+        while end < 0:
+            if len(buffer) > MAX_ANSWER_BYTES:
+                return _TOO_LONG
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return _TIMEOUT
@@ -368,8 +382,14 @@ class StdioAdapter(ProtocolAdapter):
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 return None
-            self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
+            found = chunk.find(b"\n")
+            if found >= 0:
+                end = len(buffer) + found
+            buffer += chunk
+        if end > MAX_ANSWER_BYTES:
+            return _TOO_LONG
+        line = buffer[:end]
+        del buffer[:end + 1]
         return line
 
     def _write(self, data: bytes) -> None:
@@ -378,29 +398,37 @@ class StdioAdapter(ProtocolAdapter):
         while data:
             data = data[os.write(fd, data):]
 
-    def _exited(self, sent: str) -> AdapterError:
+    def _ended(self, stream: str, sent: str) -> AdapterError:
+        """The process closed its ``stream`` (stdin: a write failed; stdout: end of output):
+        it exited (its status), or it is still running and is stopped, as after a timeout."""
         try:
-            status = self.proc.wait(timeout=2)
+            what = f"the process exited (status {self.proc.wait(timeout=EXIT_GRACE_S)})"
         except subprocess.TimeoutExpired:
             self._kill()
-            status = self.proc.returncode
+            what = f"the process closed its {stream} but was still running {EXIT_GRACE_S:g} s later (stopped)"
         tail = self.stderr_tail()
-        return self._break(f"the process exited (status {status})" + (f" {tail}" if tail else ""), sent)
+        return self._break(what + (f" {tail}" if tail else ""), sent)
 
     def _exchange(self, req: dict) -> Any:
         line = compact_json(req)
         try:
             self._write(line.encode() + b"\n")
         except (BrokenPipeError, OSError, ValueError):
-            raise self._exited(f"sent {_short(line)}") from None
+            raise self._ended("stdin", f"sent {_short(line)}") from None
         # the first answer also waits for the process to start (an interpreter, a JVM)
         limit = self.timeout_s if req.get("id") != 1 else max(self.timeout_s, STARTUP_ALLOWANCE_S)
         answer = self._readline(time.monotonic() + limit)
         if answer is None:
-            raise self._exited(f"sent {_short(line)}")
+            raise self._ended("stdout", f"sent {_short(line)}")
         if answer is _TIMEOUT:
             self._kill()
             raise self._break(f"no answer within {limit:g} s (killed)", f"sent {_short(line)}")
+        if answer is _TOO_LONG:  # the stream is out of step: stopped, as after a timeout
+            self._kill()
+            head = bytes(self._buffer[:600]).decode("utf-8", errors="replace")
+            self._buffer.clear()
+            raise self._break(f"answer longer than {MAX_ANSWER_BYTES:,} bytes (stopped)",
+                              f"sent {_short(line)}; got {_short(head)}")
         text = answer.decode("utf-8", errors="replace")
         try:
             return parse_json(text)
@@ -458,7 +486,7 @@ class JvmAdapter(ProtocolAdapter):
         except AttributeError:
             raise AdapterError(f"{spec}: class {class_name} has no method handle(String)") from None
         self._guard = jvm_calls.CallGuard(spec, self.timeout_s) if jvm_calls.direct_calls() else None
-        self._watchdog = None if self._guard is not None else _Watchdog(f"rmqha-jvm {spec}")
+        self._watchdog = None if self._guard is not None else Watchdog(f"rmqha-jvm {spec}")
 
     def _exchange(self, req: dict) -> Any:
         text = compact_json(req)

@@ -37,6 +37,10 @@ from conformance.inputs import MAX_INT, read_text, whole_number
 # boot times): an hour is far beyond any protocol timeout, and a reference group
 # simulates it in seconds (a typo such as ``run 99999999999999999999`` would never end)
 MAX_STEP_MS = 3_600_000
+# the longest line a script may have, in characters: the longest any rmqha writes is a few
+# hundred (an adapter line with a classpath a few thousand), and the shell-style splitting
+# of one huge token takes time quadratic in its length (a 5 MB token: minutes)
+MAX_LINE_CHARS = 65_536
 STEP_TOO = ("net",)  # a header line before the first step, a step after it
 HEADER_KEYS = ("scenario", "profile", "nodes", "seed", "adapter", "start-spread", "boot", "net", "manual", "option")
 
@@ -114,6 +118,8 @@ def parse_script(text: str, source: str = "<script>") -> Script:
     steps: list[Step] = []
     title: list[str] = []
     for number, raw in enumerate(text.splitlines(), start=1):
+        if len(raw) > MAX_LINE_CHARS:  # before shlex, which would take minutes over it
+            raise UserError(f"{source}:{number}: a line of {len(raw):,} characters (at most {MAX_LINE_CHARS:,})")
         stripped = raw.strip()
         if not stripped:
             continue

@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterable
 import attrs
 
 from adapters import codec
-from adapters.errors import ImplementationFailed, NotApplicable, UserError
+from adapters.errors import ImplementationFailed, NotApplicable, UserError, quoted
 from adapters.operations import OPERATIONS
 from adapters.protocol import Unsupported, parse_json
 from conformance.departures import known_departure, known_throw
@@ -115,9 +115,12 @@ def load(path: str | Path) -> tuple[dict, list[Entry]]:
 
 
 def replay(path: str | Path, profile: str | None = None) -> Replay:
-    """Judge every recorded answer against the spec (under the transcript's profile, or ``profile``)."""
+    """Judge every recorded answer against the spec (under the transcript's profile, or ``profile``).
+    A transcript without calls judges nothing: bad input, never a verdict."""
     header, entries = load(path)
-    profiles = dict(header.get("profiles") or {})
+    if not entries:
+        raise UserError(f"{path}: no recorded calls: nothing was judged")
+    profiles = _known_profiles(path, header, profile)
     calls: dict[str, int] = defaultdict(int)
     paths: dict[str, dict] = defaultdict(lambda: defaultdict(int))
     departures: dict[str, dict] = defaultdict(lambda: defaultdict(int))
@@ -126,8 +129,9 @@ def replay(path: str | Path, profile: str | None = None) -> Replay:
         op = OPERATIONS[e.op]
         judged = (profile or profiles.get(op.namespace) or header.get("profile")) if op.profiles else None
         if op.profiles and judged not in op.profiles:
-            raise UserError(f"{path}: {e.op} needs a profile (one of {', '.join(op.profiles)}), "
-                            f"the transcript names {judged!r}")
+            named = f"--profile names {quoted(profile)}" if profile else f"the transcript names {quoted(judged)}"
+            raise UserError(f"{path}: {e.op} needs a {op.namespace} profile (one of {', '.join(op.profiles)}), "
+                            f"{named}")
         spec = op.spec(judged, **e.args)
         calls[e.op] += 1
         paths[e.op][path_of(e.op, e.args, spec)] += 1
@@ -144,6 +148,30 @@ def replay(path: str | Path, profile: str | None = None) -> Replay:
             mismatches.append(Mismatch(e.op, e.args, got, expected))
     return Replay(header, profile or header.get("profile"), dict(calls), tuple(mismatches),
                   {k: dict(v) for k, v in paths.items()}, {k: dict(v) for k, v in departures.items()})
+
+
+def _known_profiles(path: str | Path, header: dict, profile: str | None) -> dict:
+    """The header's profiles per family. ``profile`` (the user's, which replaces them) or else
+    each the header names must be one rmqha knows: bad input naming it and the known ones,
+    never a verdict "judged against" a profile rmqha does not have."""
+    families: dict[str, dict] = defaultdict(dict)  # family -> its profiles (an ordered set)
+    for op in OPERATIONS.values():
+        families[op.namespace].update(dict.fromkeys(op.profiles))
+    every = tuple(dict.fromkeys(p for names in families.values() for p in names))
+    if profile is not None and profile not in every:
+        raise UserError(f"unknown profile {quoted(profile)} (known: {', '.join(every)})")
+    profiles = header.get("profiles") or {}
+    if not isinstance(profiles, dict) or not all(isinstance(v, str) for v in profiles.values()):
+        raise _bad(Path(path), f"header field 'profiles' is {quoted(profiles)}, not an object of profile names")
+    named = [(f"{family} profile", name, families[family]) for family, name in sorted(profiles.items())
+             if families.get(family)]  # a family no operation depends on (raft) names no profile rmqha judges
+    if header.get("profile") is not None:
+        named.append(("profile", header["profile"], every))
+    for what, name, known in named:
+        if profile is None and name not in known:
+            raise UserError(f"{path}: the header names {what} {quoted(name)}, which rmqha does not know "
+                            f"(known: {', '.join(known)})")
+    return profiles
 
 
 # ------------------------------------------------------------------ which path a call takes

@@ -15,7 +15,7 @@ import sys
 
 import attrs
 
-from cli.args import POSITIVE, whole
+from cli.args import whole
 from conformance.errors import UserError
 
 # The z3 model unrolls every offset of every round, and each epoch costs about ten times
@@ -26,6 +26,10 @@ MAX_EPOCHS = 4
 # messages per epoch cost far less (K=3: 16 s at W=2, 25 s at W=4, 86 s at W=8); each bound
 # was measured with the other at its default, so K=4 with W=8 takes longer still
 MAX_MESSAGES = 8
+# the solver's timeout per query: a day is far past any query's (minutes at K=4), and z3
+# keeps it as a 32-bit count of milliseconds, so 4,294,968 s and more wrap round to a few
+# (the proof "gives up" at once)
+MAX_TIMEOUT_S = 86_400
 
 
 def register(sub) -> None:
@@ -42,8 +46,8 @@ def register(sub) -> None:
                    help=f"messages a master may write per epoch (1 to {MAX_MESSAGES}; default: %(default)s)")
     t.add_argument("--variant", default=None,
                    help="check only this algorithm: 'reference' or a known-bad variant (default: all)")
-    t.add_argument("--timeout", type=POSITIVE, default=300, metavar="S",
-                   help="solver timeout per query, in seconds (default: %(default)s)")
+    t.add_argument("--timeout", type=whole(1, MAX_TIMEOUT_S), default=300, metavar="S",
+                   help=f"solver timeout per query, in seconds (1 to {MAX_TIMEOUT_S:,}; default: %(default)s)")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.set_defaults(func=run_truncation)
     c = what.add_parser("cases", help="check truncation case files against the spec")

@@ -6,7 +6,9 @@ the error must be an ``AdapterError`` that names what went wrong and carries the
 offending exchange, within a bounded time. (test_transports.py covers the common
 cases end to end, through campaigns too.)
 """
+import os
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -36,6 +38,9 @@ def short_timeout(monkeypatch):
 @pytest.mark.parametrize("mode,message,in_exchange", [
     ("exit", r"process exited \(status 7\) fatal: simulated crash", "dledger.handle_heartbeat"),
     ("silent-exit", r"process exited \(status 0\)", "dledger.handle_heartbeat"),
+    ("huge-answer", r"answer longer than 16,777,216 bytes \(stopped\)", '"result":"xxxxxxxx'),
+    ("close-stdout", r"the process closed its stdout but was still running 2 s later \(stopped\) closing stdout",
+     "dledger.handle_heartbeat"),
     ("hang", r"no answer within 1.5 s \(killed\)", "dledger.handle_heartbeat"),
     ("garbage", "answered something that is not a JSON object", "<html>oops</html>"),
     ("huge-number", r"answered something that is not a JSON object \(a number of more than 4300 digits\)", "9999"),
@@ -67,6 +72,35 @@ def test_a_bad_handshake_is_an_adapter_error(mode, message):
     with pytest.raises(AdapterError) as failure:
         resolve(stdio(mode), fresh=True)
     assert message in str(failure.value)
+
+
+def test_a_process_that_closes_its_stdout_and_runs_on_is_stopped_and_said_so_in_one_line():
+    """As a user runs it: it was reported as "exited (status -9)", the status of rmqha's own kill."""
+    rmqha = Path(sys.executable).parent / "rmqha"
+    done = subprocess.run([str(rmqha), "fingerprint", "--quiet", "--adapter", stdio("close-stdout")],
+                          env=dict(os.environ, RMQHA_ADAPTER_TIMEOUT="5"), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    assert done.stderr.count("\n") == 1 and "status -9" not in done.stderr, done.stderr
+    assert ("the process closed its stdout but was still running 2 s later (stopped) closing stdout"
+            in done.stderr), done.stderr
+    adapter = resolve(stdio("close-stdout"), fresh=True)
+    with pytest.raises(AdapterError, match="closed its stdout"):
+        adapter.invoke("dledger.handle_heartbeat", ARGS)
+    assert adapter.proc.poll() is not None  # stopped, not left behind
+    adapter.close()
+
+
+def test_a_50_mb_answer_line_is_refused_promptly_in_one_line_and_exit_3():
+    """As a user runs it: a 50 MB line was read slowly (each chunk searched the whole buffer
+    again) and ended as "no answer within the timeout"; now the line's bound is the error."""
+    rmqha = Path(sys.executable).parent / "rmqha"
+    started = time.monotonic()
+    done = subprocess.run([str(rmqha), "fingerprint", "--quiet", "--adapter", stdio("huge-answer")],
+                          env=dict(os.environ, RMQHA_ADAPTER_TIMEOUT="30"), capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    assert done.stderr.count("\n") == 1 and "answer longer than 16,777,216 bytes (stopped)" in done.stderr, done.stderr
+    assert time.monotonic() - started < 20
 
 
 def test_after_a_timeout_the_adapter_is_unusable():
@@ -156,6 +190,21 @@ def test_a_python_adapter_that_fails_as_it_loads_is_one_error(tmp_path, monkeypa
     with pytest.raises(error) as failure:
         resolve(f"python:{module}:make", fresh=True)
     assert type(failure.value) is error and message in str(failure.value), failure.value
+
+
+def test_a_python_factory_that_never_returns_is_one_line_and_exit_3(tmp_path):
+    """As a user runs it: the factory runs under the adapter timeout, as the calls do, so
+    a factory that never returns ends rmqha with one line and exit 3 (it hung forever)."""
+    (tmp_path / "factory_hangs.py").write_text("import time\n\ndef make():\n    time.sleep(3600)\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path), RMQHA_ADAPTER_TIMEOUT="1")
+    rmqha = Path(sys.executable).parent / "rmqha"
+    started = time.monotonic()
+    done = subprocess.run([str(rmqha), "fingerprint", "--quiet", "--adapter", "python:factory_hangs:make"],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    assert done.stderr == ("rmqha: adapter error: python:factory_hangs:make: its factory make() did not return "
+                           "within 1 s\n"), done.stderr
+    assert time.monotonic() - started < 30
 
 
 def test_a_command_that_cannot_start_is_an_adapter_error():

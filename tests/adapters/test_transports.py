@@ -158,7 +158,7 @@ def test_campaign_against_a_crashing_adapter_records_errors(tmp_path, capsys):
 def test_the_watchdog_abandons_a_late_call_and_never_hands_its_answer_to_the_next():
     """A call that times out is left to its (daemon) worker; the next call runs on a fresh
     one and gets its own answer, even when the abandoned call finishes in between."""
-    watchdog = transports._Watchdog("rmqha-test")
+    watchdog = transports.Watchdog("rmqha-test")
     release = threading.Event()
     assert watchdog.run(lambda: release.wait(5) and "late", 0.05) == (False, None)
     assert watchdog.run(lambda: "next", 5) == (True, (True, "next"))

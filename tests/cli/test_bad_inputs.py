@@ -71,6 +71,8 @@ BAD_INPUTS = [
      "replay {dir}/s.rmqha", "probabilities from 0 to 1"),
     ("script: expect violation of no such property", {"s.rmqha": SCRIPT + "expect violation no-such-property\n"},
      "replay {dir}/s.rmqha", "'no-such-property': no such property of scenario dledger"),
+    ("script: a 2 MB token on one line (splitting it took minutes)", {"s.rmqha": SCRIPT + "run " + "9" * 2_000_000
+     + "\n"}, "replay {dir}/s.rmqha", "{dir}/s.rmqha:4: a line of 2,000,004 characters (at most 65,536)"),
     ("script: unclosed quote", {"s.rmqha": "scenario dledger\nnodes 'n1 n2\n"}, "replay {dir}/s.rmqha",
      "cannot parse"),
     ("script: a step naming an unknown node (named by file and line, as parse errors are)",
@@ -152,6 +154,10 @@ BAD_INPUTS = [
      "prove truncation --max-epochs 999999999999", "argument --max-epochs: '999999999999' is not a whole number from 1 to 4"),
     ("prove truncation --messages past what z3 finishes", {}, "prove truncation --messages 999999999999",
      "argument --messages: '999999999999' is not a whole number from 1 to"),
+    ("prove truncation --timeout 0", {}, "prove truncation --timeout 0",
+     "argument --timeout: '0' is not a whole number from 1 to 86,400"),
+    ("prove truncation --timeout past what z3 holds (wrapped round to 704 ms)", {},
+     "prove truncation --timeout 4294968", "argument --timeout: '4294968' is not a whole number from 1 to 86,400"),
     ("an unknown flag", {}, "run --frobnicate", "unrecognized arguments: --frobnicate"),
     # building the RocketMQ classes (rmqha build-classpath)
     ("build-classpath: no such source", {}, "build-classpath {dir}/none --out {dir}/out", "not a directory"),
@@ -312,7 +318,8 @@ def test_a_reader_that_stops_early_gets_no_traceback():
 # ------------------------------------------------------------------ errors that quote a huge value
 
 @pytest.mark.parametrize("name,content,argv,message", [
-    ("replay: a 100,000-character unknown step", SCRIPT + "x" * 100_000 + " 5\n", "replay {path}",
+    # (a step just under a script's longest line, 65,536 characters: a longer one is refused as such)
+    ("replay: a 60,000-character unknown step", SCRIPT + "x" * 60_000 + " 5\n", "replay {path}",
      "unknown step 'xxxx"),
     ("validate: a 1 MB trace kind", json.dumps({"trace": "rmqha-trace/1", "kind": "k" * 1_000_000, "nodes": ["n1"]})
      + "\n", "validate {path}", "kind 'kkkk"),

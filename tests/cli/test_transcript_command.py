@@ -1,6 +1,7 @@
 """``rmqha transcript record|replay`` as a user runs them (docs/dledger.md "Recorded transcripts")."""
 import gzip
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -8,6 +9,7 @@ import pytest
 
 from cli.main import main
 
+RMQHA = Path(sys.executable).parent / "rmqha"  # the command installed beside this Python
 TRANSCRIPTS = sorted((Path(__file__).parents[1] / "transcripts" / "dledger").glob("rounds-*.jsonl.gz"))
 
 
@@ -91,8 +93,50 @@ def test_record_of_an_implementation_that_answers_nothing_judges_nothing_and_say
     assert not out.exists()
 
 
-def test_a_transcript_without_calls_judges_nothing_and_says_so(tmp_path, capsys):
+def test_a_transcript_without_calls_judges_nothing_and_says_so(tmp_path):
+    """As a user runs it: a valid header and no calls judged nothing, so exit 2 with one
+    line saying so (it was exit 1, a verdict that something disagreed)."""
     f = tmp_path / "empty.jsonl.gz"
     f.write_bytes(gzip.compress(b'{"format": "rmqha-transcript/1", "profile": "dledger-0.4"}\n'))
-    assert main(["transcript", "replay", str(f)]) == 1
-    assert "nothing was judged" in capsys.readouterr().out
+    done = subprocess.run([str(RMQHA), "transcript", "replay", str(f)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stderr == f"rmqha: error: {f}: no recorded calls: nothing was judged\n" and not done.stdout
+
+
+ROCKETMQ = Path(__file__).parents[1] / "transcripts" / "rocketmq" / "develop.jsonl.gz"
+
+
+def _epoch_file_transcript(tmp_path, **header) -> Path:
+    """A transcript of epoch-file calls (no profile changes their answers) under ``header``."""
+    lines = gzip.decompress(ROCKETMQ.read_bytes()).decode().splitlines()
+    calls = [line for line in lines[1:] if json.loads(line)["op"].startswith("truncation.")][:3]
+    f = tmp_path / "t.jsonl.gz"
+    f.write_bytes(gzip.compress("\n".join([json.dumps({**json.loads(lines[0]), **header}), *calls]).encode()))
+    return f
+
+
+@pytest.mark.parametrize("header,flags,message", [
+    ({"profile": "rocketmq-9.9", "profiles": {"controller": "rocketmq-9.9"}}, [],
+     "{f}: the header names controller profile 'rocketmq-9.9', which rmqha does not know (known: rocketmq-5.1, "
+     "rocketmq-5.0)"),
+    ({"profile": "dledger-9.9", "profiles": {}}, [],
+     "{f}: the header names profile 'dledger-9.9', which rmqha does not know (known: dledger-0.1, dledger-0.2, "
+     "dledger-0.4, rocketmq-5.1, rocketmq-5.0, rocketmq-4.9.3, rocketmq-4.9.0)"),
+    ({}, ["--profile", "nope"], "unknown profile 'nope' (known: dledger-0.1, "),
+    ({"profiles": ["rocketmq-5.1"]}, [], "header field 'profiles' is ['rocketmq-5.1'], not an object"),
+])
+def test_a_profile_rmqha_does_not_know_is_bad_input_not_a_verdict(tmp_path, header, flags, message):
+    """As a user runs it: the calls' answers depend on no profile, so they were replayed and
+    reported "judged against rocketmq-9.9", exit 0, for a profile rmqha does not have."""
+    f = _epoch_file_transcript(tmp_path, **header)
+    done = subprocess.run([str(RMQHA), "transcript", "replay", str(f), *flags], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stderr.count("\n") == 1 and message.format(f=f) in done.stderr, done.stderr
+    assert not done.stdout
+
+
+def test_the_epoch_file_transcript_of_the_test_above_is_judged_as_it_is(tmp_path):
+    f = _epoch_file_transcript(tmp_path)
+    done = subprocess.run([str(RMQHA), "transcript", "replay", str(f)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "judged against rocketmq-5.1: 3 of 3" in done.stdout, (done.stdout, done.stderr)
