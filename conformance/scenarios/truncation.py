@@ -65,6 +65,10 @@ class TruncationCluster(SimCluster):
         self.step_sink = None  # step_sink(event): e.g. conformance.traces.TraceWriter.write
         self._views: dict[str, tuple] = {}  # replica -> (node, version, view) when last observed
         self._group_seen = None  # (views, master, epoch, every replica's abstract state)
+        # slave-catches-up: when the latest failover was made on a healthy set (None: none
+        # since, or a fault came after it), and (master, max offset, since when) of the master
+        self._healthy_failover_at: int | None = None
+        self._master_end: tuple | None = None
 
         def factory(node_id, durable, now, draw):
             return replica.make_node(node_id, self.peers, draw, durable, now)
@@ -106,6 +110,12 @@ class TruncationCluster(SimCluster):
         if seen is not None and self._master_seen != seen:
             self._master_seen = seen
             self._judge_master(sim)
+
+    def _note_master_end(self, master) -> None:
+        """When the master's log last changed (slave-catches-up waits for it to be quiet)."""
+        end = (self.master, self.epoch, master.observe().max_offset)
+        if self._master_end is None or self._master_end[:3] != end:
+            self._master_end = (*end, self.sim.now)
 
     def _view_of(self, node_id: str):
         """A live replica's view, observed again only when its version moved (None: down)."""
@@ -168,6 +178,7 @@ class TruncationCluster(SimCluster):
 
     def _judge_master(self, sim) -> None:
         if self.master is not None and sim.nodes.get(self.master) is not None:
+            self._note_master_end(sim.nodes[self.master])
             m = sim.nodes[self.master].observe()
             if m.role is ReplicaRole.MASTER and m.epoch == self.epoch:
                 found = inv.check_acknowledged(m, self.acknowledged)
@@ -183,6 +194,34 @@ class TruncationCluster(SimCluster):
                      Metric("written_messages", float(self.written)), *self.finding_metrics()),
         )
 
+    # ------------------------------------------------------------------ liveness
+
+    def step_run(self, step: Step) -> None:
+        super().step_run(step)
+        self._judge_catch_up()
+
+    def do(self, step: Step) -> None:
+        super().do(step)
+        if self.faults_active():
+            self._healthy_failover_at = None
+
+    def _judge_catch_up(self) -> None:
+        """slave-catches-up, after each wait (``run``) since a failover made on a healthy set
+        that stayed healthy, once the master has been quiet for ``CATCH_UP_MS``."""
+        master = self.sim.nodes.get(self.master) if self.master is not None else None
+        if self._healthy_failover_at is None or self.faults_active() or master is None:
+            return
+        self._note_master_end(master)
+        quiet = self.sim.now - max(self._healthy_failover_at, self._master_end[3])
+        if quiet < CATCH_UP_MS:
+            return
+        m = master.observe()
+        for n in self.peers:
+            if n != self.master and self.sim.nodes[n] is not None:
+                found = inv.check_slave_caught_up(self.sim.nodes[n].observe(), m, quiet)
+                if found is not None:
+                    self.violate(found)
+
     # ------------------------------------------------------------------ steps
 
     def step_failover(self, step: Step) -> None:
@@ -197,6 +236,7 @@ class TruncationCluster(SimCluster):
         for p in self.peers:
             if p != n and self.sim.nodes[p] is not None:
                 self.sim.client(p, BecomeSlave(n, self.epoch))
+        self._healthy_failover_at = None if self.faults_active() else self.sim.now
 
     def step_restart(self, step: Step) -> None:
         n = self.node_arg(step)
@@ -298,6 +338,13 @@ def generate_truncation_script(config: RunConfig, fault_mixes: dict) -> Script:
                   steps=tuple(steps))
 
 
+# slave-catches-up: how long after a failover on a healthy set, and after the master's last
+# write, every slave must hold the master's log. The reference over 600 runs on a healthy
+# network: a slave reached its master's end 16 ms after a change at the median, within 1.1 s
+# in all but one of 11,450 catch-ups (3.6 s, its connection started over mid-run, not after
+# a failover); judged so over 3,500 generated and searched runs, it never failed. The healing
+# suffix waits 3 s after its failover and writes.
+CATCH_UP_MS = 2_000
 OPENING = 2  # the opening wait and first failover: no edit of the search comes before them
 
 

@@ -10,6 +10,7 @@ records: duck-typed here so that spec/ does not import reference/).
 | positions-covered | every message below a replica's max offset lies in one of its epoch entries |
 | acknowledged-not-lost | every message acknowledged by the whole set is in the current master's log, at its offset |
 | handshake-progress | a handshake finds a consistent point whenever one exists: the slave's log is a prefix of its master's (existence); otherwise an operator must wipe the slave, which the scenario reports as the finding ``no_consistent_point`` |
+| slave-catches-up | after a failover on a healthy set (every replica up, a clean network) that stays healthy, each slave's log is its master's once the master has written nothing new for the bound, unless its handshake with that master found no consistent point (the finding above) |
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ INVARIANTS: dict[str, str] = {
     "positions-covered": "every position below the max offset maps to an epoch entry",
     "acknowledged-not-lost": "no message acknowledged by the whole set is lost",
     "handshake-progress": "a handshake finds a consistent point whenever the slave's log is a prefix of the master's",
+    "slave-catches-up": "after a failover on a healthy set, each slave holds its master's log once the master is quiet",
 }
 
 
@@ -95,6 +97,24 @@ def check_handshake_progress(view, master) -> tuple[Violation | None, Violation 
         return Violation("handshake-progress", f"{view.node_id} found {what}, although its log is a prefix of the "
                                                f"master's", view.node_id), None
     return None, Violation("no-consistent-point", f"{what}: the logs diverge, an operator must wipe it", view.node_id)
+
+
+def check_slave_caught_up(view, master, quiet_ms: int) -> Violation | None:
+    """Liveness, asked by the harness of each replica but the master when a failover was
+    made on a healthy set (every replica up, a clean network), the set stayed healthy, and
+    the master's log has not changed for ``quiet_ms``: the replica's log is the master's,
+    message by message (``view`` None: down, not asked). Excused: a slave whose handshake
+    with this master found no consistent point (``check_handshake_progress``'s finding:
+    it waits for an operator). Without this, a slave that never hand-shakes or never
+    appends breaks no other property of the scenario."""
+    if view.last_handshake is not None and view.last_handshake[0] == master.node_id \
+            and view.last_handshake[2] == "NO_CONSISTENT_POINT":
+        return None
+    if view.max_offset == master.max_offset and log_is_prefix(view, master):
+        return None
+    return Violation("slave-catches-up", f"{view.node_id} holds {view.max_offset} (role {view.role.name}), "
+                                         f"master {master.node_id} {master.max_offset}, {quiet_ms} ms after the "
+                                         f"master's last write on a healthy set", view.node_id)
 
 
 def replica_checks(view) -> Iterable[Violation]:

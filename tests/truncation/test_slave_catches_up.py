@@ -1,0 +1,85 @@
+"""``slave-catches-up`` (spec/invariants/truncation.py): after a failover on a healthy set,
+each slave holds its master's log once the master has been quiet for the bound. Every
+outcome by name, a property over logs, and the scenario: the reference never violates
+it, a replica that never hand-shakes does in its first run."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, strategies as st
+
+from conformance.campaign import execute, plan_configs
+from conformance.faults import MESSAGE_FAULT_MIXES
+from conformance.scenarios.registry import get_scenario
+from spec.invariants.truncation import check_slave_caught_up
+from spec.truncation.epoch_file import EpochEntry, EpochFile
+from spec.truncation.messages import ReplicaRole, ReplicaView, SlaveState
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def view(node, log, role=ReplicaRole.SLAVE, handshake=None) -> ReplicaView:
+    max_offset = log[-1][0] + 10 if log else 0
+    return ReplicaView(node, role, 2, max_offset, max_offset, EpochFile((EpochEntry(1, 0),)), tuple(log), 0,
+                       SlaveState.TRANSFER if role is ReplicaRole.SLAVE else None, (), handshake)
+
+
+MASTER = view("r1", ((0, 1, "a"), (10, 1, "b")), ReplicaRole.MASTER)
+
+CASES = [
+    ("caught up: the master's log", view("r2", MASTER.log), False),
+    ("behind: a prefix of it", view("r2", MASTER.log[:1]), True),
+    ("never replicated: empty", view("r2", ()), True),
+    ("as long, another message at an offset", view("r2", ((0, 1, "a"), (10, 1, "x"))), True),
+    ("ahead: a longer log", view("r2", MASTER.log + ((20, 1, "c"),)), True),
+    ("excused: no consistent point with this master (an operator must wipe it)",
+     view("r2", ((0, 1, "z"),), handshake=("r1", -1, "NO_CONSISTENT_POINT", 20)), False),
+    ("not excused: no consistent point with an earlier master",
+     view("r2", ((0, 1, "z"),), handshake=("r3", -1, "NO_CONSISTENT_POINT", 20)), True),
+    ("a slave that has not taken its role yet", view("r2", (), role=ReplicaRole.NONE), True),
+]
+
+
+@pytest.mark.parametrize("name, slave, violated", CASES, ids=[c[0] for c in CASES])
+def test_each_outcome(name, slave, violated):
+    found = check_slave_caught_up(slave, MASTER, 2_000)
+    assert (found is not None) == violated, found
+    assert found is None or (found.property, found.node) == ("slave-catches-up", "r2")
+
+
+ids = st.sampled_from("abcd")
+
+
+@given(mine=st.lists(ids, max_size=4), theirs=st.lists(ids, max_size=4))
+def test_violation_exactly_when_the_logs_differ(mine, theirs):
+    slave = view("r2", tuple((10 * i, 1, x) for i, x in enumerate(mine)))
+    master = view("r1", tuple((10 * i, 1, x) for i, x in enumerate(theirs)), ReplicaRole.MASTER)
+    assert (check_slave_caught_up(slave, master, 2_000) is not None) == (mine != theirs)
+
+
+def test_the_reference_catches_up_in_generated_runs():
+    scenario = get_scenario("truncation")
+    for config in plan_configs("t", 40, 0, "truncation", ("reference",), None, scenario.group_sizes,
+                               tuple(MESSAGE_FAULT_MIXES), 30_000):
+        ex = execute(scenario.generate(config), "reference", record_trace=False)
+        assert not [r for r in ex.violations if r.violation.property == "slave-catches-up"], config.seed
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node (Node.js) is not on PATH")
+def test_a_replica_that_never_hand_shakes_is_caught_in_its_first_run(tmp_path):
+    """The independent JS replica with its slave's handshake taken out: it sends nothing
+    wrong, so before slave-catches-up the default check said CONFORMANT."""
+    source = (ROOT / "tests" / "fixtures" / "js" / "replica_node.js").read_text()
+    start = "if (this.role === 'SLAVE' && this.slaveState === 'READY' && now >= this.retryAt) {"
+    assert start in source
+    lazy = tmp_path / "lazy_replica.js"
+    lazy.write_text(source.replace(start, "if (false) {"))
+    scenario = get_scenario("truncation")
+    config = next(plan_configs("t", 1, 0, "truncation", (f"stdio:node {lazy}",), None, scenario.group_sizes,
+                               tuple(MESSAGE_FAULT_MIXES), 30_000))
+    ex = execute(scenario.generate(config), config.adapter, record_trace=False)
+    assert ex.error is None
+    assert {r.violation.property for r in ex.violations} == {"slave-catches-up"}
