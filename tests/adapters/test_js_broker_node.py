@@ -12,8 +12,6 @@ EQUIVALENT_SLIPS, which the default check did not catch, are listed apart and ha
 from __future__ import annotations
 
 import json
-import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,19 +19,13 @@ from pathlib import Path
 import pytest
 
 from cli.main import main
-from conformance.campaign import execute
-from conformance.script import read_script
+from tests.adapters.js_fixtures import NEEDS_NODE, ROOT, JsNode
 
-ROOT = Path(__file__).parents[2]
-NODE = ROOT / "tests" / "fixtures" / "js" / "broker_node.js"
-SCRIPTS = ROOT / "tests" / "fixtures" / "js" / "broker_slips"
-SLIPS = re.findall(r"^\s+'([a-z0-9-]+)': '", NODE.read_text(), re.M)
+JS = JsNode(ROOT / "tests" / "fixtures" / "js" / "broker_node.js",
+            ROOT / "tests" / "fixtures" / "js" / "broker_slips", role="broker=")
+NODE, SCRIPTS, SLIPS, adapter = JS.node, JS.scripts, JS.slips, JS.adapter
 
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (the fixture is JavaScript)")
-
-
-def adapter(slip: str | None = None) -> str:
-    return f"broker=stdio:node {NODE.relative_to(ROOT)}" + (f" --slip {slip}" if slip else "")
+pytestmark = NEEDS_NODE
 
 
 def check(tmp_path, slip: str | None, runs: int) -> tuple[int, dict]:
@@ -44,7 +36,8 @@ def check(tmp_path, slip: str | None, runs: int) -> tuple[int, dict]:
 
 
 def test_the_fixture_declares_its_slips_and_each_has_a_counterexample():
-    assert sorted(SLIPS) == sorted(p.stem for p in SCRIPTS.glob("*.rmqha")), SLIPS
+    JS.check_every_slip_has_a_counterexample(
+        2, "kept from the default check's report")
 
 
 def test_an_unknown_slip_is_refused():
@@ -77,12 +70,4 @@ def test_a_slip_fails_the_same_check_with_a_counterexample_that_replays(tmp_path
 
 @pytest.mark.parametrize("slip", SLIPS)
 def test_each_slip_is_caught_by_its_counterexample(slip):
-    path = SCRIPTS / f"{slip}.rmqha"
-    done = subprocess.run([sys.executable, "-m", "cli.main", "replay", str(path), "--adapter", adapter(slip)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
-    # the same steps against the correct broker: nothing violated
-    script = read_script(str(path))
-    plain = script.with_steps(s for s in script.steps if s.op != "expect")
-    run = execute(plain, adapter(), record_trace=False)
-    assert run.error is None and not run.violations, (run.error, [r.violation.message for r in run.violations[:3]])
+    JS.check_slip_caught_by_its_counterexample(slip)

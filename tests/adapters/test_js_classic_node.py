@@ -14,36 +14,23 @@ the slip, it shows the violation it names; against the correct node, the same st
 from __future__ import annotations
 
 import os
-import re
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from conformance.campaign import execute, plan_configs, run_one
-from conformance.script import read_script
+from conformance.campaign import plan_configs, run_one
+from tests.adapters.js_fixtures import NEEDS_NODE, ROOT, JsNode
 
-ROOT = Path(__file__).parents[2]
-NODE = ROOT / "tests" / "fixtures" / "js" / "classic_node.js"
-SCRIPTS = ROOT / "tests" / "fixtures" / "js" / "classic_slips"
-SLIPS = re.findall(r"^\s+'([a-z0-9-]+)': '", NODE.read_text(), re.M)
+JS = JsNode(ROOT / "tests" / "fixtures" / "js" / "classic_node.js",
+            ROOT / "tests" / "fixtures" / "js" / "classic_slips")
+NODE, SCRIPTS, SLIPS, adapter = JS.node, JS.scripts, JS.slips, JS.adapter
 
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
-
-
-def adapter(slip: str | None = None) -> str:
-    return f"stdio:node {NODE.relative_to(ROOT)}" + (f" --slip {slip}" if slip else "")
+pytestmark = NEEDS_NODE
 
 
 def test_the_fixture_declares_its_slips_and_each_has_a_counterexample():
-    assert len(SLIPS) >= 3, SLIPS
-    missing = [s for s in SLIPS if not (SCRIPTS / f"{s}.rmqha").is_file()]
-    assert not missing, (f"no counterexample script for {missing} "
-                         f"(python benchmarks/slips.py --node classic --scripts {SCRIPTS.relative_to(ROOT)})")
-    extra = sorted(p.stem for p in SCRIPTS.glob("*.rmqha") if p.stem not in SLIPS)
-    assert not extra, f"scripts for slips the fixture does not declare: {extra}"
+    JS.check_every_slip_has_a_counterexample(
+        3, "python benchmarks/slips.py --node classic --scripts tests/fixtures/js/classic_slips")
 
 
 def test_an_unknown_slip_is_refused():
@@ -71,15 +58,4 @@ def test_a_slip_fails_a_generated_run():
 
 @pytest.mark.parametrize("slip", SLIPS)
 def test_each_slip_is_caught_by_its_counterexample(slip):
-    path = SCRIPTS / f"{slip}.rmqha"
-    if not path.is_file():
-        pytest.fail(f"no counterexample for {slip}")
-    # as a user replays it: the script names the violation it expects
-    done = subprocess.run([sys.executable, "-m", "cli.main", "replay", str(path), "--adapter", adapter(slip)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout + done.stderr
-    # the same steps against the correct node: nothing violated
-    script = read_script(str(path))
-    plain = script.with_steps(s for s in script.steps if s.op != "expect")
-    run = execute(plain, adapter(), record_trace=False)
-    assert run.error is None and not run.violations, (run.error, [r.violation.message for r in run.violations[:3]])
+    JS.check_slip_caught_by_its_counterexample(slip)

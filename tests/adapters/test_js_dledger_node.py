@@ -12,29 +12,22 @@ its runs are checked to be those of the same node ticked every 10 ms.
 from __future__ import annotations
 
 import json
-import re
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from conformance.campaign import execute, plan_configs, run_one
 from conformance.script import read_script
+from tests.adapters.js_fixtures import NEEDS_NODE, ROOT, JsNode
 from reference.node_api import TICK_MS
 from tests.reference.test_deadlines import audited_run, generated as generated_runs, trace
 
-ROOT = Path(__file__).parents[2]
-NODE = ROOT / "tests" / "fixtures" / "js" / "dledger_node.js"
-SCRIPTS = ROOT / "tests" / "fixtures" / "js" / "slips"
-SLIPS = re.findall(r"^\s+'([a-z0-9-]+)': '", NODE.read_text(), re.M)
+JS = JsNode(ROOT / "tests" / "fixtures" / "js" / "dledger_node.js",
+            ROOT / "tests" / "fixtures" / "js" / "slips", absolute=True)
+NODE, SCRIPTS, SLIPS, adapter = JS.node, JS.scripts, JS.slips, JS.adapter
 
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
-
-
-def adapter(slip: str | None = None) -> str:
-    return f"stdio:node {NODE}" + (f" --slip {slip}" if slip else "")
+pytestmark = NEEDS_NODE
 
 
 def generated(slip: str | None, seed: int, runs: int = 1):
@@ -43,11 +36,8 @@ def generated(slip: str | None, seed: int, runs: int = 1):
 
 
 def test_the_fixture_declares_its_slips_and_each_has_a_counterexample():
-    assert len(SLIPS) >= 12, SLIPS
-    missing = [s for s in SLIPS if not (SCRIPTS / f"{s}.rmqha").is_file()]
-    assert not missing, f"no counterexample script for {missing} (python benchmarks/slips.py --scripts {SCRIPTS})"
-    extra = sorted(p.stem for p in SCRIPTS.glob("*.rmqha") if p.stem not in SLIPS)
-    assert not extra, f"scripts for slips the fixture does not declare: {extra}"
+    JS.check_every_slip_has_a_counterexample(
+        12, "python benchmarks/slips.py --scripts tests/fixtures/js/slips")
 
 
 def test_the_correct_node_passes_generated_runs():
@@ -58,18 +48,7 @@ def test_the_correct_node_passes_generated_runs():
 
 @pytest.mark.parametrize("slip", SLIPS)
 def test_each_slip_is_caught_by_its_counterexample(slip):
-    path = SCRIPTS / f"{slip}.rmqha"
-    if not path.is_file():
-        pytest.fail(f"no counterexample for {slip}")
-    # as a user replays it: the script names the violation it expects
-    done = subprocess.run([sys.executable, "-m", "cli.main", "replay", str(path), "--adapter", adapter(slip)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout + done.stderr
-    # the same steps against the correct node: nothing violated
-    script = read_script(str(path))
-    plain = script.with_steps(s for s in script.steps if s.op != "expect")
-    run = execute(plain, adapter(), record_trace=False)
-    assert run.error is None and not run.violations, (run.error, [r.violation.message for r in run.violations[:3]])
+    JS.check_slip_caught_by_its_counterexample(slip)
 
 
 @pytest.mark.parametrize("script", sorted((ROOT / "tests" / "fixtures" / "js" / "correct").glob("*.rmqha")),
