@@ -111,9 +111,9 @@ class TruncationCluster(SimCluster):
             self._master_seen = seen
             self._judge_master(sim)
 
-    def _note_master_end(self, master) -> None:
+    def _note_master_end(self, view) -> None:
         """When the master's log last changed (slave-catches-up waits for it to be quiet)."""
-        end = (self.master, self.epoch, master.observe().max_offset)
+        end = (self.master, self.epoch, view.max_offset)
         if self._master_end is None or self._master_end[:3] != end:
             self._master_end = (*end, self.sim.now)
 
@@ -178,8 +178,8 @@ class TruncationCluster(SimCluster):
 
     def _judge_master(self, sim) -> None:
         if self.master is not None and sim.nodes.get(self.master) is not None:
-            self._note_master_end(sim.nodes[self.master])
-            m = sim.nodes[self.master].observe()
+            m = self._view_of(self.master)
+            self._note_master_end(m)
             if m.role is ReplicaRole.MASTER and m.epoch == self.epoch:
                 found = inv.check_acknowledged(m, self.acknowledged)
                 if found is not None:
@@ -211,14 +211,14 @@ class TruncationCluster(SimCluster):
         master = self.sim.nodes.get(self.master) if self.master is not None else None
         if self._healthy_failover_at is None or self.faults_active() or master is None:
             return
-        self._note_master_end(master)
+        m = self._view_of(self.master)
+        self._note_master_end(m)
         quiet = self.sim.now - max(self._healthy_failover_at, self._master_end[3])
         if quiet < CATCH_UP_MS:
             return
-        m = master.observe()
         for n in self.peers:
             if n != self.master and self.sim.nodes[n] is not None:
-                found = inv.check_slave_caught_up(self.sim.nodes[n].observe(), m, quiet)
+                found = inv.check_slave_caught_up(self._view_of(n), m, quiet)
                 if found is not None:
                     self.violate(found)
 
