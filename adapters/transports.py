@@ -45,11 +45,23 @@ MAX_ANSWER_BYTES = 16 * 1024 * 1024
 EXIT_GRACE_S = 2.0  # how long a process that closed its stdin or stdout has to exit before it is stopped
 
 
+MAX_TIMEOUT_S = 86_400.0  # a day: more is a typo (and past what a lock's wait accepts)
+
+
 def default_timeout() -> float:
-    try:
-        return float(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT_S))
-    except ValueError:
+    """``RMQHA_ADAPTER_TIMEOUT`` when set, else ``DEFAULT_TIMEOUT_S``; a value that is no
+    number of seconds in (0, a day] is bad input, not a silent default (nor, for a huge
+    one, an OverflowError at the first call)."""
+    text = os.environ.get(TIMEOUT_ENV)
+    if text is None:
         return DEFAULT_TIMEOUT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= MAX_TIMEOUT_S:  # (NaN fails every comparison)
+        raise UserError(f"{TIMEOUT_ENV}={text[:40]!r}: not a number of seconds above 0 and at most {MAX_TIMEOUT_S:,.0f}")
+    return value
 
 
 @attrs.frozen(slots=True)

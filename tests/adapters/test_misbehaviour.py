@@ -256,3 +256,14 @@ def test_the_stderr_tail_begins_at_a_line_start():
     assert stderr_tail("short\nlast words\n") == "short | last words"
     # no line start near: the cut inside the line is marked
     assert stderr_tail("x" * 5000 + "\nlast words", limit=100) == "…" + "x" * 89 + " | last words"
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "0", "nan", "1e10"])
+def test_a_timeout_setting_that_is_no_number_of_seconds_is_bad_input(value):
+    # was: "abc" silently 10 s, "1e10" an OverflowError at the first call
+    done = subprocess.run([sys.executable, "-m", "cli.main", "fingerprint", "--adapter",
+                           f"stdio:{sys.executable} -m cli serve-stdio", "--samples", "5", "--quiet"],
+                          env=dict(os.environ, RMQHA_ADAPTER_TIMEOUT=value), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"rmqha: error: RMQHA_ADAPTER_TIMEOUT={value!r}: not a number of seconds above 0 and at most 86,400"]
