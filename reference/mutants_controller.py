@@ -342,6 +342,16 @@ def _reelect_masterless_sets(metadata, liveness):
 # --------------------------------------------------------------------------- broker mutants
 
 
+def _batch_within_confirm_offset(master_file, log, from_offset, confirm_offset, max_bytes):
+    """A master ships a slave only what its confirmOffset covers (the bound of what consumers
+    may read, taken for what may be sent): a slave behind it in the SyncStateSet holds the
+    confirmOffset down, so nothing more is ever shipped, and nothing unsafe happens."""
+    if confirm_offset <= from_offset:
+        return None
+    return _replication.next_batch(master_file, log, from_offset, confirm_offset,
+                                   min(max_bytes, confirm_offset - from_offset))
+
+
 def _in_use_local_only(state):
     """#5663: only the controller-accepted set counted; a pending expansion did not."""
     return state.local
@@ -624,6 +634,13 @@ _ALL = (
         "master alone) hold it",
         "step-conformance:put_message",
         BROKER, {"check_write_admission": _admission_ignoring_all_ack},
+    ),
+    Mutant(
+        "batch-within-confirm-offset", None,
+        "a master ships a slave only what its confirmOffset covers: a slave behind it in the SyncStateSet "
+        "holds the confirmOffset down and is never sent more (the set stops replicating; nothing unsafe happens)",
+        "slave_catches_up",
+        BROKER, {"next_batch": _batch_within_confirm_offset},
     ),
     _broker_ha_variant(
         "broker-ships-unflushed", "flushed_for_transfer", "ships-unflushed",

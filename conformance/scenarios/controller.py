@@ -78,6 +78,9 @@ STUCK_BOUND_MS = DEFAULT_HEARTBEAT_TIMEOUT_MS + 2 * 5_000 + 5_000
 # heartbeat to run out, two scans and an election's commit (the reference, 2,000 runs:
 # at most 14.4 s after its healing suffix restarted every node)
 MASTERLESS_BOUND_MS = STUCK_BOUND_MS
+# slave_catches_up: how long every node has been up on a clean network, and the master's log
+# unchanged, before each other broker must be its slave holding that log (see _judge_catch_up)
+CATCH_UP_MS = 10_000
 
 PROPERTIES = tuple(inv.INVARIANTS)
 
@@ -188,6 +191,11 @@ class ControllerCluster(SimCluster):
         self.crash_times: list[tuple[int, str]] = []  # master crashes, for failover times
         self.failovers: list[float] = []
         self.first_master_ms: int | None = None
+        # slave_catches_up: since when every node has been up on a clean network (None: a fault
+        # now), and (master, masterEpoch, max offset, since when) of the current master's log
+        self._healthy_since: int | None = None
+        self._master_end: tuple | None = None
+        self._broker_progress: dict[str, tuple] = {}  # broker -> ((incarnation, role state, max offset), since)
 
         # step conformance (spec/steps): every controller step judged against the declared
         # profile and the controllers' config, every broker step against spec/broker
@@ -555,6 +563,9 @@ class ControllerCluster(SimCluster):
         restarted = self._broker_seen.get(node_id) != incarnation
         self._broker_seen[node_id] = incarnation
         state = view.role_state
+        progress = (incarnation, state, view.max_offset)
+        if self._broker_progress.get(node_id, (None,))[0] != progress:
+            self._broker_progress[node_id] = (progress, self.sim.now)
         self.applied_epochs, found = self.applied_epochs.observe(node_id, state, restarted)
         self._record(found)
         given_to = self._id_given_to(node_id)
@@ -869,6 +880,41 @@ class ControllerCluster(SimCluster):
         self.admin_calls += 1
         request = CleanBrokerDataRequest(CLUSTER, BROKER_NAME, dead or None, clean_living_broker=living)
         self.sim.client(active, ControllerCall(self.admin_calls, request))
+
+    def do(self, step: Step) -> None:
+        super().do(step)
+        if self.faults_active():
+            self._healthy_since = None
+        elif self._healthy_since is None:
+            self._healthy_since = self.sim.now
+
+    def step_run(self, step: Step) -> None:
+        super().step_run(step)
+        self._judge_catch_up()
+
+    def _judge_catch_up(self) -> None:
+        """slave_catches_up, after each wait (``run``): once every node has been up on a
+        clean network, the current master's log unchanged, and a broker's role and log end
+        unchanged, for ``CATCH_UP_MS``, that broker is the master's slave and holds its log. A
+        broker still moving is not judged: the reference's slaves catch up at the pace of
+        their HA connection (seeds 391 and 543: 10-12 s behind a quiet master, gaining all
+        the while). Not after an admin clean restarted the set (brokers then hold ids the new
+        set gave others: ``_id_held_twice``)."""
+        master = self.current_master()
+        if master is None or self._healthy_since is None or self.faults_active() or self.set_restarted:
+            return
+        m = self.views[master]
+        end = (master, m.role_state.master_epoch, m.max_offset)
+        if self._master_end is None or self._master_end[:3] != end:
+            self._master_end = (*end, self.sim.now)
+        quiet = self.sim.now - max(self._healthy_since, self._master_end[3])
+        if quiet < CATCH_UP_MS:
+            return
+        for b in self.brokers:
+            if b != master and self.views[b] is not None:
+                stalled = min(quiet, self.sim.now - self._broker_progress.get(b, (None, self.sim.now))[1])
+                if stalled >= CATCH_UP_MS:
+                    self._record(inv.slave_catches_up(self.views[b], m, stalled))
 
     def step_await_master(self, step: Step) -> None:
         """Run until a broker is an unfenced master of the controller's masterEpoch. If it

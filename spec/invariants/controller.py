@@ -17,6 +17,7 @@ Controller (per broker set)
   * ``SyncStateSetHistory``              a syncStateSetEpoch names one SyncStateSet, broker and controller alike
   * ``no_stuck_dead_master``             after the periodic scans no set keeps a dead master while an electable broker lives
   * ``no_masterless_healthy_set``        a set whose nodes are all up on a clean network gets a master, unless the rules leave it none
+  * ``slave_catches_up``                 on a healthy set, each other live broker follows the master and holds its log once it is quiet
 Brokers
   * ``MasterEpochHistory``               at most one unfenced master accepting writes per masterEpoch
   * ``AppliedEpochHistory``              a broker never applies an older masterEpoch
@@ -32,7 +33,8 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 import attrs
 
-from spec.broker.records import BrokerRoleState, LogEntry
+from spec.broker.messages import BrokerNodeView
+from spec.broker.records import BrokerRoleState, LogEntry, Role
 from spec.controller.events import ElectMasterEvent, apply_event
 from spec.controller.records import (
     DEFAULT_CONFIG,
@@ -63,6 +65,7 @@ INVARIANTS: tuple[str, ...] = (
     "sync_state_set_epoch_unique",
     "no_stuck_dead_master",
     "no_masterless_healthy_set",
+    "slave_catches_up",
     "one_master_per_master_epoch",
     "never_apply_older_epoch",
     "confirm_offset_bounded",
@@ -338,6 +341,26 @@ def no_masterless_healthy_set(
     return [Violation("no_masterless_healthy_set", name,
                       f"no master (recorded: {s.master_broker_id}, masterEpoch {s.master_epoch}) while "
                       f"{electable} are alive and electable")]
+
+
+def slave_catches_up(slave: BrokerNodeView, master: BrokerNodeView, quiet_ms: int) -> list[Violation]:
+    """Liveness, asked by the harness of each live broker but the current master once every
+    node has been up on a clean network, the master's log unchanged, and the broker's own
+    role and log end unchanged, for a bound (``quiet_ms`` so far): the broker is a slave of
+    that master in its masterEpoch and holds its log, message by message. Without it brokers that never replicate (a slave that never
+    hand-shakes: the SyncStateSet stays {master}, whose writes need no other ack) break no
+    other property."""
+    follows = (slave.role_state.role is Role.SLAVE and slave.role_state.master_epoch == master.role_state.master_epoch
+               and slave.role_state.master_broker_id == master.broker_id)
+    if follows and slave.max_offset == master.max_offset \
+            and [(e.msg_id, e.start) for e in slave.log] == [(e.msg_id, e.start) for e in master.log]:
+        return []
+    state = slave.role_state
+    return [Violation("slave_catches_up", slave.node_id,
+                      f"{slave.node_id} ({state.role.name} of {state.master_broker_id} in masterEpoch "
+                      f"{state.master_epoch}) holds {slave.max_offset}, master {master.node_id} (id {master.broker_id}, "
+                      f"masterEpoch {master.role_state.master_epoch}) {master.max_offset}: neither moved for {quiet_ms} ms "
+                      f"with every node up on a clean network")]
 
 
 def _forget_recreated_sets(recorded: Mapping, metadata: ControllerMetadata, epoch_field: str,

@@ -48,6 +48,7 @@ def first_kill(name: str, budget: int):
 # each under tests/scenarios/controller/.
 QUICK = [
     "alter-ignores-sync-state-set-epoch",
+    "batch-within-confirm-offset",
     "apply-broker-id-ignores-check-code",
     "broker-header-epoch-not-recorded",
     "broker-label-switched-before-header",
