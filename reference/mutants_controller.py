@@ -352,6 +352,12 @@ def _batch_within_confirm_offset(master_file, log, from_offset, confirm_offset, 
                                    min(max_bytes, confirm_offset - from_offset))
 
 
+def _never_releases_a_write(need_ack_nums, next_offset, sync_state_set, master_id, acks, now, deadline):
+    """A write is never released: neither PUT_OK when its acks are in nor FLUSH_SLAVE_TIMEOUT at
+    its deadline (synthetic: the producer waits forever; nothing unsafe is ever said)."""
+    return _write.ReplicationOutcome.WAITING
+
+
 def _in_use_local_only(state):
     """#5663: only the controller-accepted set counted; a pending expansion did not."""
     return state.local
@@ -634,6 +640,13 @@ _ALL = (
         "master alone) hold it",
         "step-conformance:put_message",
         BROKER, {"check_write_admission": _admission_ignoring_all_ack},
+    ),
+    Mutant(
+        "write-never-answered", None,
+        "a write waiting for its acks is never released, neither PUT_OK nor FLUSH_SLAVE_TIMEOUT: the producer "
+        "waits forever (nothing unsafe is said)",
+        "produce_answered",
+        BROKER, {"replication_status": _never_releases_a_write},
     ),
     Mutant(
         "batch-within-confirm-offset", None,

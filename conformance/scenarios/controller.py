@@ -78,6 +78,9 @@ STUCK_BOUND_MS = DEFAULT_HEARTBEAT_TIMEOUT_MS + 2 * 5_000 + 5_000
 # heartbeat to run out, two scans and an election's commit (the reference, 2,000 runs:
 # at most 14.4 s after its healing suffix restarted every node)
 MASTERLESS_BOUND_MS = STUCK_BOUND_MS
+# produce_answered: a write to a healthy set's master is answered within this (the broker's
+# write timeout, syncFlushTimeout, is 3 s: FLUSH_SLAVE_TIMEOUT then at the latest)
+ANSWER_BOUND_MS = 10_000
 # slave_catches_up: how long every node has been up on a clean network, and the master's log
 # unchanged, before each other broker must be its slave holding that log (see _judge_catch_up)
 CATCH_UP_MS = 10_000
@@ -196,6 +199,9 @@ class ControllerCluster(SimCluster):
         self._healthy_since: int | None = None
         self._master_end: tuple | None = None
         self._broker_progress: dict[str, tuple] = {}  # broker -> ((incarnation, role state, max offset), since)
+        # produce_answered: writes sent to the master of a healthy set, not answered yet:
+        # msg_id -> (broker, its incarnation, (role, masterEpoch), sent at)
+        self._unanswered: dict[str, tuple] = {}
 
         # step conformance (spec/steps): every controller step judged against the declared
         # profile and the controllers' config, every broker step against spec/broker
@@ -318,6 +324,7 @@ class ControllerCluster(SimCluster):
                 for m in ready.messages if ready is not None else ():
                     if isinstance(m.payload, ProduceResult):  # what the producer hears back
                         self.results[m.payload.msg_id] = m.payload.status
+                        self._unanswered.pop(m.payload.msg_id, None)
                         if m.payload.status == PutMessageStatus.PUT_OK.value:
                             self.acknowledged.add(m.payload.msg_id)
                 self._observe_broker(node_id, view)
@@ -779,8 +786,13 @@ class ControllerCluster(SimCluster):
         target = self.node_arg(positional, 1) if len(args) > 1 else self.current_master()
         if target is None or self.sim.nodes[target] is None:
             return  # no master to write to: the producer gets no route
+        healthy = target == self.current_master() and not self.faults_active()
         for _ in range(count):
             self.written += 1
+            if healthy:  # (noted first: the client's message may be answered as it is delivered)
+                state = self.views[target].role_state
+                self._unanswered[f"m{self.written}"] = (target, self.sim.incarnation[target],
+                                                       (state.role, state.master_epoch), self.sim.now)
             self.sim.client(target, Produce(f"m{self.written}", f"q{self.written % 2}", size))
 
     def step_consume(self, step: Step) -> None:
@@ -885,12 +897,28 @@ class ControllerCluster(SimCluster):
         super().do(step)
         if self.faults_active():
             self._healthy_since = None
+            self._unanswered.clear()  # a fault may take an answer (or the write) with it
         elif self._healthy_since is None:
             self._healthy_since = self.sim.now
 
     def step_run(self, step: Step) -> None:
         super().step_run(step)
         self._judge_catch_up()
+        self._judge_answers()
+
+    def _judge_answers(self) -> None:
+        """produce_answered, after each wait (``run``), for the writes still waiting; a write
+        whose broker restarted, or changed role or masterEpoch, is no longer asked about."""
+        for msg_id, (broker, incarnation, role, sent) in list(self._unanswered.items()):
+            view = self.views[broker]
+            if view is None or self.sim.incarnation[broker] != incarnation \
+                    or (view.role_state.role, view.role_state.master_epoch) != role:
+                del self._unanswered[msg_id]
+                continue
+            found = inv.produce_answered(msg_id, broker, self.sim.now - sent, ANSWER_BOUND_MS)
+            if found:
+                self._record(found)
+                del self._unanswered[msg_id]
 
     def _judge_catch_up(self) -> None:
         """slave_catches_up, after each wait (``run``): once every node has been up on a

@@ -18,6 +18,7 @@ Controller (per broker set)
   * ``no_stuck_dead_master``             after the periodic scans no set keeps a dead master while an electable broker lives
   * ``no_masterless_healthy_set``        a set whose nodes are all up on a clean network gets a master, unless the rules leave it none
   * ``slave_catches_up``                 on a healthy set, each other live broker follows the master and holds its log once it is quiet
+  * ``produce_answered``                 on a healthy set, a write to the master gets an answer (PUT_OK or a failure status)
 Brokers
   * ``MasterEpochHistory``               at most one unfenced master accepting writes per masterEpoch
   * ``AppliedEpochHistory``              a broker never applies an older masterEpoch
@@ -66,6 +67,7 @@ INVARIANTS: tuple[str, ...] = (
     "no_stuck_dead_master",
     "no_masterless_healthy_set",
     "slave_catches_up",
+    "produce_answered",
     "one_master_per_master_epoch",
     "never_apply_older_epoch",
     "confirm_offset_bounded",
@@ -361,6 +363,20 @@ def slave_catches_up(slave: BrokerNodeView, master: BrokerNodeView, quiet_ms: in
                       f"{state.master_epoch}) holds {slave.max_offset}, master {master.node_id} (id {master.broker_id}, "
                       f"masterEpoch {master.role_state.master_epoch}) {master.max_offset}: neither moved for {quiet_ms} ms "
                       f"with every node up on a clean network")]
+
+
+def produce_answered(msg_id: str, broker: str, waited_ms: int, bound_ms: int) -> list[Violation]:
+    """Liveness, asked by the harness of each write it sent to the current master of a
+    healthy set (every node up on a clean network) that stayed healthy, with that broker
+    still up in the same role and masterEpoch: the producer has its answer within
+    ``bound_ms`` (PUT_OK, or a failure such as FLUSH_SLAVE_TIMEOUT at the write's timeout).
+    A write that a role change or a crash overtakes may go unanswered (docs/adapter-protocol.md,
+    "A waiting write outlives no role change"), so the harness stops asking then. Without
+    this a broker that never answers breaks no other property."""
+    if waited_ms < bound_ms:
+        return []
+    return [Violation("produce_answered", broker, f"{msg_id} to master {broker}: no answer after {waited_ms} ms "
+                                                  f"with every node up on a clean network")]
 
 
 def _forget_recreated_sets(recorded: Mapping, metadata: ControllerMetadata, epoch_field: str,

@@ -68,6 +68,7 @@ QUICK = [
     "queue-offsets-reused-after-restart",
     "shrink-removes-master",
     "writes-before-role-confirmed",
+    "write-never-answered",
 ]
 SLOW = {
     "alter-without-master-crashes": "mutant-7293-alter-without-master-crashes.rmqha",
