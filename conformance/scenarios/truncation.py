@@ -69,6 +69,7 @@ class TruncationCluster(SimCluster):
         # since, or a fault came after it), and (master, max offset, since when) of the master
         self._healthy_failover_at: int | None = None
         self._master_end: tuple | None = None
+        self._written_since_failover: list[str] = []  # write-acknowledged: ids sent to the master since
 
         def factory(node_id, durable, now, draw):
             return replica.make_node(node_id, self.peers, draw, durable, now)
@@ -216,11 +217,18 @@ class TruncationCluster(SimCluster):
         quiet = self.sim.now - max(self._healthy_failover_at, self._master_end[3])
         if quiet < CATCH_UP_MS:
             return
+        behind = 0
         for n in self.peers:
             if n != self.master and self.sim.nodes[n] is not None:
                 found = inv.check_slave_caught_up(self._view_of(n), m, quiet)
                 if found is not None:
                     self.violate(found)
+                if not inv.holds_masters_log(self._view_of(n), m):  # (behind, or excused)
+                    behind += 1
+        if not behind:
+            found = inv.check_writes_acknowledged(m, self._written_since_failover, self.acknowledged)
+            if found is not None:
+                self.violate(found)
 
     # ------------------------------------------------------------------ steps
 
@@ -237,6 +245,7 @@ class TruncationCluster(SimCluster):
             if p != n and self.sim.nodes[p] is not None:
                 self.sim.client(p, BecomeSlave(n, self.epoch))
         self._healthy_failover_at = None if self.faults_active() else self.sim.now
+        self._written_since_failover = []
 
     def step_restart(self, step: Step) -> None:
         n = self.node_arg(step)
@@ -257,6 +266,8 @@ class TruncationCluster(SimCluster):
             return
         for _ in range(count):
             self.written += 1
+            if target == self.master:
+                self._written_since_failover.append(f"w{self.written}")
             self.sim.client(target, ClientWrite(f"w{self.written}"))
 
     # ------------------------------------------------------------------ expectations

@@ -11,6 +11,7 @@ records: duck-typed here so that spec/ does not import reference/).
 | acknowledged-not-lost | every message acknowledged by the whole set is in the current master's log, at its offset |
 | handshake-progress | a handshake finds a consistent point whenever one exists: the slave's log is a prefix of its master's (existence); otherwise an operator must wipe the slave, which the scenario reports as the finding ``no_consistent_point`` |
 | slave-catches-up | after a failover on a healthy set (every replica up, a clean network) that stays healthy, each slave's log is its master's once the master has written nothing new for the bound, unless its handshake with that master found no consistent point (the finding above) |
+| write-acknowledged | on the same condition, once every slave holds the master's log, each write the master took since that failover has been acknowledged |
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ INVARIANTS: dict[str, str] = {
     "acknowledged-not-lost": "no message acknowledged by the whole set is lost",
     "handshake-progress": "a handshake finds a consistent point whenever the slave's log is a prefix of the master's",
     "slave-catches-up": "after a failover on a healthy set, each slave holds its master's log once the master is quiet",
+    "write-acknowledged": "after a failover on a healthy set, once every slave holds the master's log, its writes are acknowledged",
 }
 
 
@@ -99,6 +101,11 @@ def check_handshake_progress(view, master) -> tuple[Violation | None, Violation 
     return None, Violation("no-consistent-point", f"{what}: the logs diverge, an operator must wipe it", view.node_id)
 
 
+def holds_masters_log(view, master) -> bool:
+    """The replica's log is its master's, message by message and offset by offset."""
+    return view.max_offset == master.max_offset and log_is_prefix(view, master)
+
+
 def check_slave_caught_up(view, master, quiet_ms: int) -> Violation | None:
     """Liveness, asked by the harness of each replica but the master when a failover was
     made on a healthy set (every replica up, a clean network), the set stayed healthy, and
@@ -110,11 +117,25 @@ def check_slave_caught_up(view, master, quiet_ms: int) -> Violation | None:
     if view.last_handshake is not None and view.last_handshake[0] == master.node_id \
             and view.last_handshake[2] == "NO_CONSISTENT_POINT":
         return None
-    if view.max_offset == master.max_offset and log_is_prefix(view, master):
+    if holds_masters_log(view, master):
         return None
     return Violation("slave-catches-up", f"{view.node_id} holds {view.max_offset} (role {view.role.name}), "
                                          f"master {master.node_id} {master.max_offset}, {quiet_ms} ms after the "
                                          f"master's last write on a healthy set", view.node_id)
+
+
+def check_writes_acknowledged(master, written: Iterable[str], acknowledged: Mapping[str, int]) -> Violation | None:
+    """Liveness, asked with ``check_slave_caught_up``'s condition once every slave holds the
+    master's log: each write in ``written`` (those the master was sent since the failover)
+    that its log holds has been acknowledged (``acknowledged``: id -> offset). Without this
+    a master that never acknowledges breaks no other property."""
+    held = {i for _, _, i in master.log}
+    missing = sorted(i for i in written if i in held and i not in acknowledged)
+    if not missing:
+        return None
+    return Violation("write-acknowledged", f"master {master.node_id} holds {', '.join(missing[:5])}"
+                                           f"{' ...' if len(missing) > 5 else ''} on every replica, unacknowledged",
+                     master.node_id)
 
 
 def replica_checks(view) -> Iterable[Violation]:

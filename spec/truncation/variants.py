@@ -100,12 +100,22 @@ def _ack_own_max(max_offset, sync_state_set, master_id, acks, current_confirm_of
     return ConfirmDecision(ConfirmOutcome.COMPUTED, max_offset)
 
 
+def _confirm_stays_put(max_offset, sync_state_set, master_id, acks, current_confirm_offset):
+    """The master's confirmOffset never moves, so nothing is ever acknowledged (nothing unsafe is said)."""
+    return ConfirmDecision(ConfirmOutcome.COMPUTED, current_confirm_offset)
+
+
 REPLICA_MUTANTS: Mapping[str, ReplicaMutant] = {m.name: m for m in (
     ReplicaMutant(
         "ack-before-replicate", None,
         "a master acknowledges a write as soon as it holds it, before every replica of the set does "
         "(the slip of the same name in tests/fixtures/java/Rip44Shim.java)",
         "step-conformance:confirm_offset", confirm=_ack_own_max),
+    ReplicaMutant(
+        "confirm-stays-put", None,
+        "a master's confirmOffset never moves from where it took office, so no write is ever acknowledged "
+        "(synthetic: only liveness can tell)",
+        "write-acknowledged", confirm=_confirm_stays_put),
 )}
 
 SCENARIO_MUTANTS: tuple[MutantInfo, ...] = tuple(

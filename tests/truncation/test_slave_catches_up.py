@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from conformance.campaign import execute, plan_configs
+from conformance.campaign import execute, plan_configs, run_one
 from conformance.faults import MESSAGE_FAULT_MIXES
 from conformance.scenarios.registry import get_scenario
-from spec.invariants.truncation import check_slave_caught_up
+from spec.invariants.truncation import check_slave_caught_up, check_writes_acknowledged
 from spec.truncation.epoch_file import EpochEntry, EpochFile
 from spec.truncation.messages import ReplicaRole, ReplicaView, SlaveState
 
@@ -83,3 +83,50 @@ def test_a_replica_that_never_hand_shakes_is_caught_in_its_first_run(tmp_path):
     ex = execute(scenario.generate(config), config.adapter, record_trace=False)
     assert ex.error is None
     assert {r.violation.property for r in ex.violations} == {"slave-catches-up"}
+
+
+# ---------------------------------------------------------------- write-acknowledged
+
+ACK_CASES = [
+    ("every write acknowledged", ("a", "b"), {"a": 0, "b": 10}, False),
+    ("one not acknowledged", ("a", "b"), {"a": 0}, True),
+    ("a write the master does not hold (refused, or cut) is not asked about", ("a", "z"), {"a": 0}, False),
+    ("nothing written since the failover", (), {}, False),
+]
+
+
+@pytest.mark.parametrize("name, written, acknowledged, violated", ACK_CASES, ids=[c[0] for c in ACK_CASES])
+def test_each_acknowledgement_outcome(name, written, acknowledged, violated):
+    found = check_writes_acknowledged(MASTER, written, acknowledged)
+    assert (found is not None) == violated, found
+    assert found is None or (found.property, found.node) == ("write-acknowledged", "r1")
+
+
+def test_a_mutant_whose_confirm_offset_stays_put_is_caught_by_liveness_alone():
+    scenario = get_scenario("truncation")
+    for config in plan_configs("t", 60, 0, "truncation", ("mutant:confirm-stays-put",), None, scenario.group_sizes,
+                               tuple(MESSAGE_FAULT_MIXES), 30_000):
+        result = run_one(config)
+        if result.verdict == "fail":
+            assert {p.name for p in result.properties if p.verdict == "fail"} == {"write-acknowledged"}
+            return
+    pytest.fail("confirm-stays-put survived 60 runs")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node (Node.js) is not on PATH")
+def test_a_master_that_never_acknowledges_is_caught(tmp_path):
+    """The independent JS replica with its WriteAcknowledged taken out: before
+    write-acknowledged the default check said CONFORMANT."""
+    source = (ROOT / "tests" / "fixtures" / "js" / "replica_node.js").read_text()
+    ack = "this.send(w.client, { '@type': 'WriteAcknowledged', id: mid });"
+    assert source.count(ack) == 1
+    mute = tmp_path / "mute_replica.js"
+    mute.write_text(source.replace(ack, "/* no acknowledgement */"))
+    scenario = get_scenario("truncation")
+    for config in plan_configs("t", 20, 0, "truncation", (f"stdio:node {mute}",), None, scenario.group_sizes,
+                               tuple(MESSAGE_FAULT_MIXES), 30_000):
+        result = run_one(config)
+        if result.verdict == "fail":
+            assert {p.name for p in result.properties if p.verdict == "fail"} == {"write-acknowledged"}
+            return
+    pytest.fail("a master that never acknowledges passed 20 runs")
