@@ -6,12 +6,11 @@ import shutil
 
 import pytest
 
-from conformance.campaign import execute, plan_configs, run_one
+from conformance.campaign import execute, plan_configs
 from conformance.scenarios.controller import ANSWER_BOUND_MS
 from conformance.scenarios.registry import get_scenario
-from results.runresult import RunConfig
 from spec.invariants.controller import produce_answered
-from tests.adapters.js_fixtures import ROOT
+from tests.liveness_cases import fails_only, js_without
 
 CASES = [
     ("waiting less than the bound", ANSWER_BOUND_MS - 1, False),
@@ -28,13 +27,7 @@ def test_each_outcome(name, waited, violated):
 
 
 def test_the_mutant_that_never_answers_is_caught_by_this_property_alone():
-    for seed in range(8):
-        result = run_one(RunConfig("t", seed, "mutant:write-never-answered", "controller", "rocketmq-5.1",
-                                   (3, 2)[seed % 2], "mixed", 60_000))
-        if result.verdict == "fail":
-            assert {p.name for p in result.properties if p.verdict == "fail"} == {"produce_answered"}
-            return
-    pytest.fail("write-never-answered survived 8 runs")
+    fails_only("produce_answered", "controller", "mutant:write-never-answered", 8)
 
 
 def test_the_reference_answers_every_write_in_generated_runs():
@@ -49,14 +42,6 @@ def test_the_reference_answers_every_write_in_generated_runs():
 def test_a_broker_that_never_answers_a_write_is_caught_in_its_first_run(tmp_path):
     """The independent JS broker with its PUT_OK answer taken out: nothing it sends is
     wrong, and every other property held."""
-    source = (ROOT / "tests" / "fixtures" / "js" / "broker_node.js").read_text()
-    answer = "this.send(w.client, { '@type': 'ProduceResult', msg_id: mid, status: 'PUT_OK' });"
-    assert source.count(answer) == 1
-    mute = tmp_path / "mute_broker.js"
-    mute.write_text(source.replace(answer, "/* no answer */"))
-    scenario = get_scenario("controller")
-    config = next(plan_configs("t", 1, 0, "controller", (f"broker=stdio:node {mute}",), None, (3,), ("mixed",),
-                               30_000))
-    ex = execute(scenario.generate(config), config.adapter, record_trace=False)
-    assert ex.error is None
-    assert {r.violation.property for r in ex.violations} == {"produce_answered"}
+    mute = js_without(tmp_path, "broker_node.js",
+                      "this.send(w.client, { '@type': 'ProduceResult', msg_id: mid, status: 'PUT_OK' });")
+    fails_only("produce_answered", "controller", f"broker=stdio:node {mute}", 1)

@@ -5,20 +5,17 @@ it, a replica that never hand-shakes does in its first run."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
 
-from conformance.campaign import execute, plan_configs, run_one
+from conformance.campaign import execute, plan_configs
 from conformance.faults import MESSAGE_FAULT_MIXES
 from conformance.scenarios.registry import get_scenario
 from spec.invariants.truncation import check_slave_caught_up, check_writes_acknowledged
 from spec.truncation.epoch_file import EpochEntry, EpochFile
 from spec.truncation.messages import ReplicaRole, ReplicaView, SlaveState
-
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.liveness_cases import fails_only, js_without
 
 
 def view(node, log, role=ReplicaRole.SLAVE, handshake=None) -> ReplicaView:
@@ -72,17 +69,10 @@ def test_the_reference_catches_up_in_generated_runs():
 def test_a_replica_that_never_hand_shakes_is_caught_in_its_first_run(tmp_path):
     """The independent JS replica with its slave's handshake taken out: it sends nothing
     wrong, so before slave-catches-up the default check said CONFORMANT."""
-    source = (ROOT / "tests" / "fixtures" / "js" / "replica_node.js").read_text()
-    start = "if (this.role === 'SLAVE' && this.slaveState === 'READY' && now >= this.retryAt) {"
-    assert start in source
-    lazy = tmp_path / "lazy_replica.js"
-    lazy.write_text(source.replace(start, "if (false) {"))
-    scenario = get_scenario("truncation")
-    config = next(plan_configs("t", 1, 0, "truncation", (f"stdio:node {lazy}",), None, scenario.group_sizes,
-                               tuple(MESSAGE_FAULT_MIXES), 30_000))
-    ex = execute(scenario.generate(config), config.adapter, record_trace=False)
-    assert ex.error is None
-    assert {r.violation.property for r in ex.violations} == {"slave-catches-up"}
+    lazy = js_without(tmp_path, "replica_node.js",
+                      "if (this.role === 'SLAVE' && this.slaveState === 'READY' && now >= this.retryAt) {",
+                      "if (false) {")
+    fails_only("slave-catches-up", "truncation", f"stdio:node {lazy}", 1)
 
 
 # ---------------------------------------------------------------- write-acknowledged
@@ -103,30 +93,12 @@ def test_each_acknowledgement_outcome(name, written, acknowledged, violated):
 
 
 def test_a_mutant_whose_confirm_offset_stays_put_is_caught_by_liveness_alone():
-    scenario = get_scenario("truncation")
-    for config in plan_configs("t", 60, 0, "truncation", ("mutant:confirm-stays-put",), None, scenario.group_sizes,
-                               tuple(MESSAGE_FAULT_MIXES), 30_000):
-        result = run_one(config)
-        if result.verdict == "fail":
-            assert {p.name for p in result.properties if p.verdict == "fail"} == {"write-acknowledged"}
-            return
-    pytest.fail("confirm-stays-put survived 60 runs")
+    fails_only("write-acknowledged", "truncation", "mutant:confirm-stays-put", 60)
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node (Node.js) is not on PATH")
 def test_a_master_that_never_acknowledges_is_caught(tmp_path):
     """The independent JS replica with its WriteAcknowledged taken out: before
     write-acknowledged the default check said CONFORMANT."""
-    source = (ROOT / "tests" / "fixtures" / "js" / "replica_node.js").read_text()
-    ack = "this.send(w.client, { '@type': 'WriteAcknowledged', id: mid });"
-    assert source.count(ack) == 1
-    mute = tmp_path / "mute_replica.js"
-    mute.write_text(source.replace(ack, "/* no acknowledgement */"))
-    scenario = get_scenario("truncation")
-    for config in plan_configs("t", 20, 0, "truncation", (f"stdio:node {mute}",), None, scenario.group_sizes,
-                               tuple(MESSAGE_FAULT_MIXES), 30_000):
-        result = run_one(config)
-        if result.verdict == "fail":
-            assert {p.name for p in result.properties if p.verdict == "fail"} == {"write-acknowledged"}
-            return
-    pytest.fail("a master that never acknowledges passed 20 runs")
+    mute = js_without(tmp_path, "replica_node.js", "this.send(w.client, { '@type': 'WriteAcknowledged', id: mid });")
+    fails_only("write-acknowledged", "truncation", f"stdio:node {mute}", 20)
