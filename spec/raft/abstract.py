@@ -11,8 +11,14 @@ per node (live or down):
 | role | ``L`` leader, ``F`` follower, ``C`` candidate, ``-`` down |
 | term | ``=`` the highest live term, ``<`` behind it |
 | vote | ``0`` none in its term, ``s`` itself, ``o`` another node |
-| log | relation to the reference log: ``same``, ``prefix`` (shorter), ``longer`` (extends it), ``stale`` (diverges, last term older), ``fork`` (diverges, last term as new or newer) |
+| log | relation to the reference log: ``same``, ``prefix`` (shorter), ``longer`` (extends it), ``stale`` (diverges, last term older), ``fork`` (diverges, last term as new or newer); a divergent log holding more entries than the reference is ``stale-longer`` or ``fork-longer`` |
 | commit | ``=``, ``<``, ``>`` the reference node's committed index |
+
+A divergent log's length is kept because procedures branch on it: a vote compares the
+last term, then the length (an old leader cut off with a *longer* log of an older term is
+where a length-first slip grants its vote: the `stale-leader-longer-log` nemesis aims
+there), and a leader walks a divergent follower back from the shorter of its own
+position and the follower's end.
 
 The reference log is the log of the leader with the highest term among live nodes, or,
 with no leader, the most up-to-date live log (last term, then length). A group's state
@@ -39,7 +45,7 @@ _ROLE = {Role.LEADER: "L", Role.FOLLOWER: "F", Role.CANDIDATE: "C"}
 NODE_ROLES = ("L", "F", "C")
 TERM_RELATIONS = ("=", "<")
 VOTES = ("0", "s", "o")
-LOG_RELATIONS = ("same", "prefix", "longer", "stale", "fork")
+LOG_RELATIONS = ("same", "prefix", "longer", "stale", "stale-longer", "fork", "fork-longer")
 COMMIT_RELATIONS = ("=", "<", ">")
 NETWORKS = ("clean", "cut", "lossy")
 DOWN = "-"
@@ -53,9 +59,8 @@ def log_relation(log: Sequence, reference: Sequence) -> str:
     for i in range(common):
         a, b = log[i], reference[i]
         if (a.index, a.term, a.body) != (b.index, b.term, b.body):
-            mine = log[-1].term
-            theirs = reference[-1].term
-            return "stale" if mine < theirs else "fork"
+            kind = "stale" if log[-1].term < reference[-1].term else "fork"
+            return kind + "-longer" if len(log) > len(reference) else kind
     if len(log) == len(reference):
         return "same"
     return "prefix" if len(log) < len(reference) else "longer"

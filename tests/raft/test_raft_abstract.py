@@ -37,6 +37,14 @@ LOG_ROWS = [
     ("stale", log(1, 1), log(1, 2)),  # diverges at index 1, its last term older
     ("fork", log(1, 3), log(1, 2)),  # diverges, its last term newer
     ("fork", log(1, 2, body="y"), log(1, 2)),  # same terms, other bodies: diverges, last term as new
+    # a divergent log's length against the reference's: longer by one, equal, shorter by one
+    ("stale-longer", log(1, 1, 1, 1), log(1, 2, 2)),  # an old leader's longer log of an older term
+    ("stale", log(1, 1, 1), log(1, 2, 2)),
+    ("stale", log(1, 1), log(1, 2, 2)),
+    ("fork-longer", log(1, 3, 3, 3), log(1, 2, 2)),
+    ("fork-longer", log(1, 2, 2, 2, body="y"), log(1, 2, 2)),
+    ("fork", log(1, 3, 3), log(1, 2, 2)),
+    ("fork", log(1, 3), log(1, 2, 2)),
     ("same", (), ()),
     ("prefix", (), log(1)),
 ]
