@@ -141,6 +141,8 @@ def _failover(node, heard_from_2: bool):
     ("elects_a_member_it_never_heard_from", False, ("2",), sp("elect_master")),
     ("notifies_nobody", True, (), sp("elect_master")),
     ("notifies_a_dead_broker_only", True, ("3",), sp("elect_master")),
+    # the live member and the dead old master too: upstream notifies active brokers only
+    ("notifies_a_dead_member_too", True, ("2", "1"), sp("elect_master")),
 ])
 def test_elect_master(outcome, heard_from_2, notified, violated):
     node = Node()
