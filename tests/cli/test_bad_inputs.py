@@ -141,6 +141,13 @@ BAD_INPUTS = [
     ("run --seed -1", {}, "run --seed -1 --out {dir}/r", "argument --seed: '-1' is not a seed"),
     ("run --duration -5", {}, "run --duration -5 --out {dir}/r", "argument --duration: '-5' is not"),
     ("run --group-size x", {}, "run --group-size x --out {dir}/r", "argument --group-size: 'x' is not"),
+    # generating a run's fault phase of 31 years never ended (a campaign that hung)
+    ("run --duration past an hour", {}, "run --duration 999999999999 --out {dir}/r",
+     "argument --duration: '999999999999' is not a whole number from 0 to 3,600,000"),
+    ("check --duration past an hour", {}, "check --duration 3600001 --out {dir}/r --report {dir}/rep",
+     "argument --duration: '3600001' is not a whole number from 0 to 3,600,000"),
+    ("mutants --duration-ms past an hour", {}, "mutants --scenario dledger --duration-ms 999999999999",
+     "argument --duration-ms/--duration: '999999999999' is not a whole number from 0 to 3,600,000"),
     ("check with an unknown --profile", {}, "check --profile nope --out {dir}/r --report {dir}/rep",
      "profile 'nope' (known: dledger-0.1, dledger-0.2, dledger-0.4)"),
     ("check --scenario controller with a DLedger profile", {},

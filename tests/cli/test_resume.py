@@ -82,6 +82,8 @@ def test_resume_runs_the_manifests_process_when_named_again(interrupted, tmp_pat
     ("search_stream", "a b", "spec.search_stream: 'a b' is not a stream name"),
     ("shrink_replays", -1, "must not be negative"),
     ("duration_ms", None, "spec.duration_ms: None is not a whole number"),
+    # generating its fault phase never ended
+    ("duration_ms", 999_999_999_999, "spec.duration_ms: '999999999999' is not a whole number from 0 to 3,600,000"),
 ])
 def test_each_manifest_field_is_checked_as_its_flag(interrupted, tmp_path, capsys, field, value, message):
     out = _edited(interrupted, tmp_path, **{field: value})
