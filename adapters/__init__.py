@@ -101,6 +101,10 @@ def connect(spec: str) -> ProtocolAdapter:
         module_name, _, factory = rest.partition(":")
         if not module_name or not factory:
             raise UserError(f"adapter {spec!r}: use python:MODULE:FACTORY")
+        if not all(part.isidentifier() for part in module_name.split(".")):
+            # a path (./my_adapter.py) or a relative name imports nothing: the spec is wrong, not the code
+            raise UserError(f"adapter {spec!r}: {module_name!r} is not a module name (dotted Python names, "
+                            f"e.g. my_pkg.adapter, found on PYTHONPATH)")
         timeout_s = default_timeout()  # before any thread starts: a bad value is bad input
         # the import, the factory and then the calls run on one thread under the same
         # timeout: the implementation's code that never returns is an error, never a hung rmqha

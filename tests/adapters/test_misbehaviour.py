@@ -153,6 +153,10 @@ def test_python_misbehaviour_is_an_adapter_error(factory, message):
     ("python:no.such.module:make", "No module named 'no'"),
     ("python:os:getcwd", "returned an object without handle(request)"),
     ("stdio:", "use stdio:COMMAND"),
+    # a path or a relative name was exit 3, as if the implementation had failed to start
+    ("python:./my_adapter.py:make", "'./my_adapter.py' is not a module name"),
+    ("python:.my_adapter:make", "'.my_adapter' is not a module name"),
+    ("python:a..b:make", "'a..b' is not a module name"),
     ('stdio:python -c "print(1)', "cannot split the command: no closing quotation"),
     ("pysyncobj:udp", "use pysyncobj[:datagram|:tcp][:memory]"),
     ("jvm:Foo", "use jvm:CLASSPATH:CLASS"),
