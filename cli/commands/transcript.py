@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sys
 
-from cli.args import POSITIVE, output_file
+from cli.args import SAMPLES, output_file
 
 
 def register(sub) -> None:
@@ -37,8 +37,8 @@ def register(sub) -> None:
     rec.add_argument("--operation", action="append", default=None,
                      help="operation to record (repeatable; default: the round operations the implementation "
                           "answers, else every operation it declares)")
-    rec.add_argument("--samples", type=POSITIVE, default=20_000, help="calls asked per operation (default: %(default)s)")
-    rec.add_argument("--keep", type=POSITIVE, default=300, help="calls kept per operation (default: %(default)s)")
+    rec.add_argument("--samples", type=SAMPLES, default=20_000, help="calls asked per operation (default: %(default)s)")
+    rec.add_argument("--keep", type=SAMPLES, default=300, help="calls kept per operation (default: %(default)s)")
     rec.add_argument("--source", default="",
                      help="how the implementation was built (goes into the header; default: empty)")
     rec.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -116,6 +116,12 @@ BAD_INPUTS = [
     ("fingerprint --samples -5", {}, "fingerprint --samples -5", "argument --samples: '-5' is not a whole number"),
     ("fingerprint --samples 0 (zero samples judge nothing)", {}, "fingerprint --samples 0",
      "argument --samples: '0' is not a whole number"),
+    # every sample is drawn before the first is asked: a typo of 10^14 grew memory for ever, silently
+    ("fingerprint --samples 99999999999999", {}, "fingerprint --samples 99999999999999",
+     "argument --samples: '99999999999999' is not a whole number from 1 to 1,000,000"),
+    ("transcript record --samples 99999999999999", {},
+     "transcript record --adapter reference --samples 99999999999999 --out {dir}/t.jsonl.gz",
+     "argument --samples: '99999999999999' is not a whole number from 1 to 1,000,000"),
     ("fingerprint: no operation in common", {},
      "fingerprint --quiet --adapter python:tests.fixtures.spec_handlers:NoCommonOperation",
      "no handler-level operation in common with rmqha"),
