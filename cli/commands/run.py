@@ -287,7 +287,9 @@ def manifest_spec(args, out: str):
     from results.io import MANIFEST, read_manifest
 
     where = Path(out) / MANIFEST
-    given = [name for name in SETTINGS if getattr(args, name) != args.setting_defaults[name]]
+    given = [name for name in SETTINGS if getattr(args, name) != args.setting_defaults[name]
+             # the one setting noted when named: --scenario dledger on a controller campaign is no default
+             or (name == "scenario" and getattr(args, "scenario_named", False))]
     if given:
         raise UserError(f"--resume takes every campaign setting from {where}: leave out "
                         f"--{given[0].replace('_', '-')} (or use a new --out)")
