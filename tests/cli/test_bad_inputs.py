@@ -172,6 +172,9 @@ BAD_INPUTS = [
     ("prove truncation --timeout past what z3 holds (wrapped round to 704 ms)", {},
      "prove truncation --timeout 4294968", "argument --timeout: '4294968' is not a whole number from 1 to 86,400"),
     ("an unknown flag", {}, "run --frobnicate", "unrecognized arguments: --frobnicate"),
+    # was the bare KeyError: "rmqha: error: 'bogus'"
+    ("serve-stdio --profile unknown", {}, "serve-stdio --profile bogus",
+     "argument --profile: invalid choice: 'bogus' (choose from 'dledger-0.1', 'dledger-0.2', 'dledger-0.4')"),
     # building the RocketMQ classes (rmqha build-classpath)
     ("build-classpath: no such source", {}, "build-classpath {dir}/none --out {dir}/out", "not a directory"),
     ("build-classpath: not a RocketMQ tree", {"x.txt": ""}, "build-classpath {dir} --out {dir}/out",
