@@ -101,10 +101,16 @@ def connect(spec: str) -> ProtocolAdapter:
         module_name, _, factory = rest.partition(":")
         if not module_name or not factory:
             raise UserError(f"adapter {spec!r}: use python:MODULE:FACTORY")
-        make = _python_factory(spec, module_name, factory)
-        # the factory runs on the thread that will run the calls, under the same timeout
+        if not all(part.isidentifier() for part in module_name.split(".")):
+            # a path (./my_adapter.py) or a relative name imports nothing: the spec is wrong, not the code
+            raise UserError(f"adapter {spec!r}: {module_name!r} is not a module name (dotted Python names, "
+                            f"e.g. my_pkg.adapter, found on PYTHONPATH)")
+        timeout_s = default_timeout()  # before any thread starts: a bad value is bad input
+        # the import, the factory and then the calls run on one thread under the same
+        # timeout: the implementation's code that never returns is an error, never a hung rmqha
         watchdog = Watchdog(f"rmqha-adapter {spec}")
-        obj = _python_object(spec, factory, make, watchdog)
+        make = _python_factory(spec, module_name, factory, watchdog, timeout_s)
+        obj = _python_object(spec, factory, make, watchdog, timeout_s)
         if not callable(getattr(obj, "handle", None)):
             raise UserError(f"adapter {spec!r}: {factory}() returned an object without handle(request)")
         return InProcessAdapter(spec, obj, watchdog=watchdog)
@@ -117,19 +123,37 @@ def connect(spec: str) -> ProtocolAdapter:
     raise UserError(f"unknown adapter {spec!r} (forms: {', '.join(FORMS)})")
 
 
-def _python_factory(spec: str, module_name: str, factory: str) -> Callable[[], object]:
-    """``MODULE.FACTORY`` for a ``python:`` adapter. A spec naming nothing there is to call
-    is bad input (exit 2); code that raises as it is imported is the implementation failing
-    to start (exit 3), as a ``stdio:`` process that dies before it answers ``hello``."""
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and (module_name + ".").startswith(exc.name + "."):
-            raise UserError(f"adapter {spec!r}: {exc}") from None
-        # the module is there; something it imports is not
-        raise AdapterError(f"{spec}: importing {module_name} raised ModuleNotFoundError: {exc}") from None
-    except (Exception, SystemExit) as exc:  # a SyntaxError, whatever its top level raises or exits with
-        raise AdapterError(f"{spec}: importing {module_name} raised {type(exc).__name__}: {exc}") from None
+def _described(exc: BaseException) -> str:
+    """``Type: message``, or the type alone when the message is empty (``sys.exit()``)."""
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _on_watchdog(spec: str, watchdog: Watchdog, fn: Callable[[], object], late: str, timeout_s: float) -> tuple:
+    """``fn()`` on ``watchdog`` within ``timeout_s``: ``(ok, value_or_exception)``. One that
+    does not return in time is the implementation failing to start (exit 3, ``late`` says
+    what hung), abandoned on its thread as a call that hangs."""
+    finished, outcome = watchdog.run(fn, timeout_s)
+    if not finished:
+        raise AdapterError(f"{spec}: {late} within {timeout_s:g} s")
+    return outcome
+
+
+def _python_factory(spec: str, module_name: str, factory: str, watchdog: Watchdog,
+                    timeout_s: float) -> Callable[[], object]:
+    """``MODULE.FACTORY`` for a ``python:`` adapter, imported on ``watchdog``. A spec naming
+    nothing there is to call is bad input (exit 2); code that raises, exits or hangs as it
+    is imported is the implementation failing to start (exit 3), as a ``stdio:`` process
+    that dies or hangs before it answers ``hello``."""
+    ok, module = _on_watchdog(spec, watchdog, lambda: importlib.import_module(module_name),
+                              f"importing {module_name} did not finish", timeout_s)
+    if not ok:
+        exc = module
+        if (isinstance(exc, ModuleNotFoundError) and exc.name is not None
+                and (module_name + ".").startswith(exc.name + ".")):
+            raise UserError(f"adapter {spec!r}: {exc}")
+        # a SyntaxError, whatever its top level raises or exits with; a ModuleNotFoundError
+        # here is for something the module imports, the module itself is there
+        raise AdapterError(f"{spec}: importing {module_name} raised {_described(exc)}")
     try:
         make = getattr(module, factory)
     except AttributeError as exc:
@@ -139,16 +163,12 @@ def _python_factory(spec: str, module_name: str, factory: str) -> Callable[[], o
     return make
 
 
-def _python_object(spec: str, factory: str, make: Callable[[], object], watchdog: Watchdog) -> object:
+def _python_object(spec: str, factory: str, make: Callable[[], object], watchdog: Watchdog, timeout_s: float) -> object:
     """``make()`` on ``watchdog``, within the adapter timeout. A factory that raises (or
     exits) or does not return in time is the implementation failing to start (exit 3), as
     a ``stdio:`` process that dies or hangs before ``hello`` or a ``jvm:`` constructor that
-    throws; one that hangs is abandoned on its thread, as a call that hangs."""
-    timeout_s = default_timeout()
-    finished, outcome = watchdog.run(make, timeout_s)
-    if not finished:
-        raise AdapterError(f"{spec}: its factory {factory}() did not return within {timeout_s:g} s")
-    ok, value = outcome
+    throws."""
+    ok, value = _on_watchdog(spec, watchdog, make, f"its factory {factory}() did not return", timeout_s)
     if not ok:
-        raise AdapterError(f"{spec}: its factory {factory}() raised {type(value).__name__}: {value}")
+        raise AdapterError(f"{spec}: its factory {factory}() raised {_described(value)}")
     return value

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from adapters.protocol import BAD_REQUEST, compact_json, error, parse_json
 from adapters.reference_server import ReferenceServer
+from spec.dledger.profiles import PROFILES
 
 
 def serve(server: Any, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
@@ -92,7 +93,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mutant", default=None,
                    help="serve the reference with this known bug (a DLedger, controller or truncation mutant: "
                         "then only the node kinds of its family; default: none)")
-    p.add_argument("--profile", default="dledger-0.4", help="DLedger profile of the reference (default: %(default)s)")
+    # checked where it is read: an unknown one was the bare KeyError "rmqha: error: 'bogus'"
+    p.add_argument("--profile", default="dledger-0.4", choices=tuple(PROFILES),
+                   help="DLedger profile of the reference (default: %(default)s)")
     p.add_argument("--links", choices=("fifo", "datagram", "tcp"), default="fifo",
                    help="pysyncobj only: link semantics; tcp: its own TCP transport over simulated sockets (default: %(default)s)")
     p.add_argument("--journal", choices=("file", "memory"), default="file",

@@ -67,6 +67,11 @@ def plain_name(text: str) -> str:
 
 
 POSITIVE = whole(1)
+# inputs drawn per operation (fingerprint, transcript record): the recorded transcripts drew
+# 20,000; every sample is drawn and held before the first is asked, so a typo of 10^14 grew
+# memory for ever with nothing to show
+MAX_SAMPLES = 1_000_000
+SAMPLES = whole(1, MAX_SAMPLES)
 NON_NEGATIVE = whole(0)
 SEED = whole(0, MAX_SEED, "a seed")
 

@@ -71,7 +71,7 @@ class Mismatch:
 @attrs.frozen(slots=True)
 class Replay:
     header: dict
-    profile: str | None
+    profile: str  # what the calls were judged against, for the summary line
     calls: dict  # op -> how many calls were replayed
     mismatches: tuple[Mismatch, ...]
     paths: dict  # op -> {path label: count} (which rows and timing paths the transcript reaches)
@@ -125,13 +125,21 @@ def replay(path: str | Path, profile: str | None = None) -> Replay:
     paths: dict[str, dict] = defaultdict(lambda: defaultdict(int))
     departures: dict[str, dict] = defaultdict(lambda: defaultdict(int))
     mismatches = []
+    used: dict[str, None] = {}  # the profiles calls were judged against (an ordered set)
     for e in entries:
         op = OPERATIONS[e.op]
         judged = (profile or profiles.get(op.namespace) or header.get("profile")) if op.profiles else None
+        if op.profiles and judged is None:
+            # no default: a transcript is judged against the profile its implementation was
+            # recorded under, and a guess would make a verdict of what was never declared
+            raise UserError(f"{path}: the header names no {op.namespace} profile, which {e.op} needs "
+                            f"(known: {', '.join(op.profiles)}); name one with --profile")
         if op.profiles and judged not in op.profiles:
             named = f"--profile names {quoted(profile)}" if profile else f"the transcript names {quoted(judged)}"
             raise UserError(f"{path}: {e.op} needs a {op.namespace} profile (one of {', '.join(op.profiles)}), "
                             f"{named}")
+        if judged is not None:
+            used[judged] = None
         spec = op.spec(judged, **e.args)
         calls[e.op] += 1
         paths[e.op][path_of(e.op, e.args, spec)] += 1
@@ -146,7 +154,9 @@ def replay(path: str | Path, profile: str | None = None) -> Replay:
             departures[e.op][departure.label()] += 1
         elif got != expected:
             mismatches.append(Mismatch(e.op, e.args, got, expected))
-    return Replay(header, profile or header.get("profile"), dict(calls), tuple(mismatches),
+    judged_against = (", ".join(used) or profile or header.get("profile")
+                      or "no profile (no recorded call depends on one)")
+    return Replay(header, judged_against, dict(calls), tuple(mismatches),
                   {k: dict(v) for k, v in paths.items()}, {k: dict(v) for k, v in departures.items()})
 
 

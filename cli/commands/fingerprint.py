@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import sys
 
-from cli.args import POSITIVE
+from cli.args import SAMPLES
 
 
 def register(sub) -> None:
     p = sub.add_parser("fingerprint", help="which spec profile each procedure of an implementation matches",
                        description=__doc__)
     p.add_argument("--adapter", default="reference", help="implementation (default: %(default)s)")
-    p.add_argument("--samples", type=POSITIVE, default=400, help="inputs per procedure (default: %(default)s)")
+    p.add_argument("--samples", type=SAMPLES, default=400, help="inputs per procedure (default: %(default)s)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 

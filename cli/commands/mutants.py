@@ -25,8 +25,8 @@ from pathlib import Path
 
 import attrs
 
-from cli.args import NON_NEGATIVE, POSITIVE, SEED, output_dir, output_file
-from cli.commands.run import group_size_help, profile_help
+from cli.args import POSITIVE, SEED, output_dir, output_file
+from cli.commands.run import DURATION, group_size_help, profile_help
 from conformance.scenarios.registry import SCENARIOS
 from conformance.errors import UserError
 from conformance.faults import DEFAULT_FAULT_MIXES, check_fault_mixes
@@ -57,7 +57,7 @@ def register(sub) -> None:
                    help=f"group sizes, rotated by seed (default: the scenario's: {group_size_help()})")
     p.add_argument("--fault-mix", action="append", default=None, metavar="MIX",
                    help="fault mixes, rotated by seed: none, crash, partition, lossy, mixed (default: all)")
-    p.add_argument("--duration-ms", "--duration", dest="duration_ms", type=NON_NEGATIVE, default=DEFAULT_DURATION_MS,
+    p.add_argument("--duration-ms", "--duration", dest="duration_ms", type=DURATION, default=DEFAULT_DURATION_MS,
                    metavar="MS", help="simulated length of each run's fault phase (default: %(default)s ms)")
     p.add_argument("--out", default=None, metavar="FILE.json", type=output_file,
                    help="write a JSON summary to FILE.json (default: none written)")

@@ -7,18 +7,22 @@ import shlex
 import sys
 from pathlib import Path
 
-from cli.args import MAX_SEED, NON_NEGATIVE, POSITIVE, SEED, Named, output_dir, plain_name, stream_name, whole
+from cli.args import MAX_SEED, POSITIVE, SEED, Named, output_dir, plain_name, stream_name, whole
 from conformance.campaign import DEFAULT_SHRINK, NO_SHRINK, ShrinkBudget
 from conformance.errors import NotApplicable, UserError
 from conformance.targets import check_applicable, combine_adapter_args, drives_another_process
 from conformance.faults import DEFAULT_FAULT_MIXES
 from conformance.scenarios.registry import SCENARIOS, get_scenario
+from conformance.script import MAX_STEP_MS
 from conformance.search import MAX_SEARCH_WAVES, SEARCH_CHUNKS, SEARCH_WAVES, default_waves
 from results.spark import DEFAULT_MASTER
 
 DEFAULTS = {"runs": 200, "out": "rmqha-results"}
 MAX_RUNS = 100_000_000  # per adapter: months of one core; more is a typo, not a campaign
 RUNS = whole(1, MAX_RUNS)
+# a run's fault phase: at most an hour, as a script's step (a reference run simulates it in
+# about a minute at most; a typo such as 999999999999 generated blocks for ever)
+DURATION = whole(0, MAX_STEP_MS)
 
 
 def add_campaign_arguments(p) -> None:
@@ -37,7 +41,7 @@ def add_campaign_arguments(p) -> None:
                    help=f"group sizes, rotated by seed (default: the scenario's: {group_size_help()})")
     p.add_argument("--fault-mix", action="append", default=None, metavar="MIX",
                    help="fault mixes, rotated by seed: none, crash, partition, lossy, mixed (default: all)")
-    p.add_argument("--duration", type=NON_NEGATIVE, default=30_000, metavar="MS",
+    p.add_argument("--duration", type=DURATION, default=30_000, metavar="MS",
                    help="simulated length of each run's fault phase (default: %(default)s ms)")
     p.add_argument("--chunk-size", type=POSITIVE, default=None, metavar="N",
                    help="runs per committed chunk (default: chosen from --runs)")
@@ -266,7 +270,7 @@ MANIFEST_FIELDS = {
     "profile": _optional(_text()),
     "group_sizes": _list_of(_whole_number(POSITIVE)),
     "fault_mixes": _list_of(_text()),
-    "duration_ms": _whole_number(NON_NEGATIVE),
+    "duration_ms": _whole_number(DURATION),
     "chunk_size": _whole_number(POSITIVE),
     "search": _flag,
     "search_waves": _whole_number(POSITIVE),
@@ -283,7 +287,9 @@ def manifest_spec(args, out: str):
     from results.io import MANIFEST, read_manifest
 
     where = Path(out) / MANIFEST
-    given = [name for name in SETTINGS if getattr(args, name) != args.setting_defaults[name]]
+    given = [name for name in SETTINGS if getattr(args, name) != args.setting_defaults[name]
+             # the one setting noted when named: --scenario dledger on a controller campaign is no default
+             or (name == "scenario" and getattr(args, "scenario_named", False))]
     if given:
         raise UserError(f"--resume takes every campaign setting from {where}: leave out "
                         f"--{given[0].replace('_', '-')} (or use a new --out)")

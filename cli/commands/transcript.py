@@ -14,14 +14,16 @@ call: nothing was judged.
 ``replay FILE...`` judges transcripts against the spec as it is now, without the
 implementation: exit 0 when every recorded answer is the spec's or a known departure
 (listed by name), 1 when one is not (each shown), 2 for a file that is not a
-transcript, holds no calls or names a profile rmqha does not know (nothing judged). The transcripts CI replays are in ``tests/transcripts/`` (DLedger:
+transcript, holds no calls, names a profile rmqha does not know, or names none where a
+call depends on one and no ``--profile`` is given (nothing judged: there is no default,
+a transcript is judged against the profile it was recorded under). The transcripts CI replays are in ``tests/transcripts/`` (DLedger:
 docs/dledger.md, "Timing"; RocketMQ: docs/adapters.md, "jvm:rocketmq").
 """
 from __future__ import annotations
 
 import sys
 
-from cli.args import POSITIVE, output_file
+from cli.args import SAMPLES, output_file
 
 
 def register(sub) -> None:
@@ -35,8 +37,8 @@ def register(sub) -> None:
     rec.add_argument("--operation", action="append", default=None,
                      help="operation to record (repeatable; default: the round operations the implementation "
                           "answers, else every operation it declares)")
-    rec.add_argument("--samples", type=POSITIVE, default=20_000, help="calls asked per operation (default: %(default)s)")
-    rec.add_argument("--keep", type=POSITIVE, default=300, help="calls kept per operation (default: %(default)s)")
+    rec.add_argument("--samples", type=SAMPLES, default=20_000, help="calls asked per operation (default: %(default)s)")
+    rec.add_argument("--keep", type=SAMPLES, default=300, help="calls kept per operation (default: %(default)s)")
     rec.add_argument("--source", default="",
                      help="how the implementation was built (goes into the header; default: empty)")
     rec.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -93,7 +95,8 @@ def run_replay(args) -> int:
         r = replay(path, args.profile)
         h = r.header
         total = sum(r.calls.values())
-        print(f"{path}: {h.get('implementation')} {h.get('version')} judged against {r.profile}: "
+        who = " ".join(str(h[k]) for k in ("implementation", "version") if h.get(k) is not None) or "(unnamed)"
+        print(f"{path}: {who} judged against {r.profile}: "
               f"{total - len(r.mismatches)} of {total} recorded answers are the spec's or a known departure")
         for op, paths in sorted(r.paths.items()):
             print(f"  {op}: {len(paths)} paths: " + ", ".join(f"{k} x{v}" for k, v in sorted(paths.items())))

@@ -153,6 +153,10 @@ def test_python_misbehaviour_is_an_adapter_error(factory, message):
     ("python:no.such.module:make", "No module named 'no'"),
     ("python:os:getcwd", "returned an object without handle(request)"),
     ("stdio:", "use stdio:COMMAND"),
+    # a path or a relative name was exit 3, as if the implementation had failed to start
+    ("python:./my_adapter.py:make", "'./my_adapter.py' is not a module name"),
+    ("python:.my_adapter:make", "'.my_adapter' is not a module name"),
+    ("python:a..b:make", "'a..b' is not a module name"),
     ('stdio:python -c "print(1)', "cannot split the command: no closing quotation"),
     ("pysyncobj:udp", "use pysyncobj[:datagram|:tcp][:memory]"),
     ("jvm:Foo", "use jvm:CLASSPATH:CLASS"),
@@ -192,18 +196,32 @@ def test_a_python_adapter_that_fails_as_it_loads_is_one_error(tmp_path, monkeypa
     assert type(failure.value) is error and message in str(failure.value), failure.value
 
 
-def test_a_python_factory_that_never_returns_is_one_line_and_exit_3(tmp_path):
-    """As a user runs it: the factory runs under the adapter timeout, as the calls do, so
-    a factory that never returns ends rmqha with one line and exit 3 (it hung forever)."""
-    (tmp_path / "factory_hangs.py").write_text("import time\n\ndef make():\n    time.sleep(3600)\n")
+# python: adapters that fail as a user starts them, each a module of its own: the line rmqha prints
+PYTHON_STARTS = {
+    "factory_hangs": ("import time\n\ndef make():\n    time.sleep(3600)\n",
+                      "its factory make() did not return within 1 s"),
+    "import_sleeps": ("import time\ntime.sleep(1e9)\n", "importing import_sleeps did not finish within 1 s"),
+    "import_spins": ("while True:\n    pass\n", "importing import_spins did not finish within 1 s"),
+    "import_fails": ("raise RuntimeError('no config')\n", "importing import_fails raised RuntimeError: no config"),
+    "import_quits": ("import sys\nsys.exit()\n", "importing import_quits raised SystemExit"),
+}
+
+
+@pytest.mark.parametrize("module", sorted(PYTHON_STARTS))
+def test_a_python_adapter_that_hangs_or_fails_as_it_starts_is_one_line_and_exit_3(tmp_path, module):
+    """As a user runs it: the module's import and the factory run under the adapter
+    timeout, as the calls do, so code that never returns as it loads (an import that
+    sleeps or spins once was a hung rmqha) ends rmqha with one line and exit 3, as code
+    that raises or exits as it loads does."""
+    source, message = PYTHON_STARTS[module]
+    (tmp_path / f"{module}.py").write_text(source)
     env = dict(os.environ, PYTHONPATH=str(tmp_path), RMQHA_ADAPTER_TIMEOUT="1")
     rmqha = Path(sys.executable).parent / "rmqha"
     started = time.monotonic()
-    done = subprocess.run([str(rmqha), "fingerprint", "--quiet", "--adapter", "python:factory_hangs:make"],
+    done = subprocess.run([str(rmqha), "fingerprint", "--quiet", "--adapter", f"python:{module}:make"],
                           env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 3, (done.stdout, done.stderr)
-    assert done.stderr == ("rmqha: adapter error: python:factory_hangs:make: its factory make() did not return "
-                           "within 1 s\n"), done.stderr
+    assert done.stderr == f"rmqha: adapter error: python:{module}:make: {message}\n", done.stderr
     assert time.monotonic() - started < 30
 
 

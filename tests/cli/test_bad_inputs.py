@@ -116,6 +116,12 @@ BAD_INPUTS = [
     ("fingerprint --samples -5", {}, "fingerprint --samples -5", "argument --samples: '-5' is not a whole number"),
     ("fingerprint --samples 0 (zero samples judge nothing)", {}, "fingerprint --samples 0",
      "argument --samples: '0' is not a whole number"),
+    # every sample is drawn before the first is asked: a typo of 10^14 grew memory for ever, silently
+    ("fingerprint --samples 99999999999999", {}, "fingerprint --samples 99999999999999",
+     "argument --samples: '99999999999999' is not a whole number from 1 to 1,000,000"),
+    ("transcript record --samples 99999999999999", {},
+     "transcript record --adapter reference --samples 99999999999999 --out {dir}/t.jsonl.gz",
+     "argument --samples: '99999999999999' is not a whole number from 1 to 1,000,000"),
     ("fingerprint: no operation in common", {},
      "fingerprint --quiet --adapter python:tests.fixtures.spec_handlers:NoCommonOperation",
      "no handler-level operation in common with rmqha"),
@@ -141,6 +147,13 @@ BAD_INPUTS = [
     ("run --seed -1", {}, "run --seed -1 --out {dir}/r", "argument --seed: '-1' is not a seed"),
     ("run --duration -5", {}, "run --duration -5 --out {dir}/r", "argument --duration: '-5' is not"),
     ("run --group-size x", {}, "run --group-size x --out {dir}/r", "argument --group-size: 'x' is not"),
+    # generating a run's fault phase of 31 years never ended (a campaign that hung)
+    ("run --duration past an hour", {}, "run --duration 999999999999 --out {dir}/r",
+     "argument --duration: '999999999999' is not a whole number from 0 to 3,600,000"),
+    ("check --duration past an hour", {}, "check --duration 3600001 --out {dir}/r --report {dir}/rep",
+     "argument --duration: '3600001' is not a whole number from 0 to 3,600,000"),
+    ("mutants --duration-ms past an hour", {}, "mutants --scenario dledger --duration-ms 999999999999",
+     "argument --duration-ms/--duration: '999999999999' is not a whole number from 0 to 3,600,000"),
     ("check with an unknown --profile", {}, "check --profile nope --out {dir}/r --report {dir}/rep",
      "profile 'nope' (known: dledger-0.1, dledger-0.2, dledger-0.4)"),
     ("check --scenario controller with a DLedger profile", {},
@@ -159,6 +172,9 @@ BAD_INPUTS = [
     ("prove truncation --timeout past what z3 holds (wrapped round to 704 ms)", {},
      "prove truncation --timeout 4294968", "argument --timeout: '4294968' is not a whole number from 1 to 86,400"),
     ("an unknown flag", {}, "run --frobnicate", "unrecognized arguments: --frobnicate"),
+    # was the bare KeyError: "rmqha: error: 'bogus'"
+    ("serve-stdio --profile unknown", {}, "serve-stdio --profile bogus",
+     "argument --profile: invalid choice: 'bogus' (choose from 'dledger-0.1', 'dledger-0.2', 'dledger-0.4')"),
     # building the RocketMQ classes (rmqha build-classpath)
     ("build-classpath: no such source", {}, "build-classpath {dir}/none --out {dir}/out", "not a directory"),
     ("build-classpath: not a RocketMQ tree", {"x.txt": ""}, "build-classpath {dir} --out {dir}/out",

@@ -82,17 +82,24 @@ def test_resume_runs_the_manifests_process_when_named_again(interrupted, tmp_pat
     ("search_stream", "a b", "spec.search_stream: 'a b' is not a stream name"),
     ("shrink_replays", -1, "must not be negative"),
     ("duration_ms", None, "spec.duration_ms: None is not a whole number"),
+    # generating its fault phase never ended
+    ("duration_ms", 999_999_999_999, "spec.duration_ms: '999999999999' is not a whole number from 0 to 3,600,000"),
 ])
 def test_each_manifest_field_is_checked_as_its_flag(interrupted, tmp_path, capsys, field, value, message):
     out = _edited(interrupted, tmp_path, **{field: value})
     assert message in _refused(capsys, ["run", "--resume", "--no-spark", "--quiet", "--out", str(out)], out)
 
 
-def test_resume_with_a_setting_on_the_command_line_is_refused(interrupted, tmp_path, capsys):
+@pytest.mark.parametrize("flags,named", [
+    (["--runs", "5"], "--runs"),
+    # the default's value, named: it was taken silently (exit 0) whatever scenario the campaign ran
+    (["--scenario", "dledger"], "--scenario"),
+])
+def test_resume_with_a_setting_on_the_command_line_is_refused(interrupted, tmp_path, capsys, flags, named):
     out = _edited(interrupted, tmp_path)
-    code = main(["run", "--resume", "--no-spark", "--quiet", "--out", str(out), "--runs", "5"])
+    code = main(["run", "--resume", "--no-spark", "--quiet", "--out", str(out), *flags])
     err = capsys.readouterr().err
-    assert code == 2 and "leave out --runs" in err and err.count("\n") == 1, err
+    assert code == 2 and f"leave out {named}" in err and err.count("\n") == 1, err
 
 
 def test_resuming_a_finished_campaign_exits_with_its_verdicts_and_starts_no_spark(tmp_path, capsys, monkeypatch):

@@ -140,3 +140,42 @@ def test_the_epoch_file_transcript_of_the_test_above_is_judged_as_it_is(tmp_path
     f = _epoch_file_transcript(tmp_path)
     done = subprocess.run([str(RMQHA), "transcript", "replay", str(f)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "judged against rocketmq-5.1: 3 of 3" in done.stdout, (done.stdout, done.stderr)
+
+
+DLEDGER_0_4 = Path(__file__).parents[1] / "transcripts" / "dledger" / "rounds-0.4.0.jsonl.gz"
+
+
+def test_a_header_without_a_profile_is_bad_input_naming_the_known_ones(tmp_path):
+    """As a user runs it: round answers depend on the profile and the header names none, so
+    there is nothing to judge them against (no default for a transcript, docs/dledger.md):
+    one line naming the known profiles, exit 2 (it was one naming "None")."""
+    lines = gzip.decompress(DLEDGER_0_4.read_bytes()).decode().splitlines()
+    header = {k: v for k, v in json.loads(lines[0]).items() if k not in ("profile", "profiles")}
+    f = tmp_path / "t.jsonl.gz"
+    f.write_bytes(gzip.compress("\n".join([json.dumps(header), *lines[1:]]).encode()))
+    done = subprocess.run([str(RMQHA), "transcript", "replay", str(f)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stderr == (f"rmqha: error: {f}: the header names no dledger profile, which dledger.heartbeat_round "
+                           "needs (known: dledger-0.1, dledger-0.2, dledger-0.4); name one with --profile\n")
+    assert not done.stdout
+    named = subprocess.run([str(RMQHA), "transcript", "replay", str(f), "--profile", "dledger-0.4"],
+                           capture_output=True, text=True, timeout=120)
+    assert named.returncode == 0 and "judged against dledger-0.4: 600 of 600" in named.stdout, named
+
+
+@pytest.mark.parametrize("header,judged", [
+    # calls that depend on no profile, under a header naming none: said so, never "None"
+    ({"profile": None, "profiles": None, "implementation": None, "version": None},
+     "(unnamed) judged against no profile (no recorded call depends on one): 3 of 3"),
+    # controller calls are judged against the profile their family names, whatever "profile" says
+    ({"profile": None}, "judged against rocketmq-5.1: 840 of 840"),
+])
+def test_replay_says_what_it_judged_against_never_none(tmp_path, header, judged):
+    if "implementation" in header:
+        f = _epoch_file_transcript(tmp_path, **header)
+    else:  # the whole transcript, controller calls too
+        lines = gzip.decompress(ROCKETMQ.read_bytes()).decode().splitlines()
+        f = tmp_path / "t.jsonl.gz"
+        f.write_bytes(gzip.compress("\n".join([json.dumps({**json.loads(lines[0]), **header}), *lines[1:]]).encode()))
+    done = subprocess.run([str(RMQHA), "transcript", "replay", str(f)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and judged in done.stdout and "None" not in done.stdout, (done.stdout, done.stderr)
