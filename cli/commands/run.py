@@ -33,15 +33,17 @@ def add_campaign_arguments(p) -> None:
                         "them runs the other roles. Default: reference")
     p.add_argument("--scenario", default="dledger", metavar="NAME", action=Named,
                    help=f"scenario family: {', '.join(SCENARIOS)} (default: %(default)s)")
-    p.set_defaults(scenario_named=False)
+    # (a setting whose default is a value a user may also type notes that it was named:
+    # --resume refuses it either way)
+    p.set_defaults(scenario_named=False, runs_named=False, seed_named=False, duration_named=False)
     p.add_argument("--profile", default=None, help=f"spec profile to judge against: {profile_help()}")
-    p.add_argument("--runs", type=RUNS, default=DEFAULTS["runs"], help="runs per adapter (default: %(default)s)")
-    p.add_argument("--seed", type=SEED, default=0, help="first seed (default: %(default)s)")
+    p.add_argument("--runs", type=RUNS, default=DEFAULTS["runs"], action=Named, help="runs per adapter (default: %(default)s)")
+    p.add_argument("--seed", type=SEED, default=0, action=Named, help="first seed (default: %(default)s)")
     p.add_argument("--group-size", type=POSITIVE, action="append", default=None, metavar="N",
                    help=f"group sizes, rotated by seed (default: the scenario's: {group_size_help()})")
     p.add_argument("--fault-mix", action="append", default=None, metavar="MIX",
                    help="fault mixes, rotated by seed: none, crash, partition, lossy, mixed (default: all)")
-    p.add_argument("--duration", type=DURATION, default=30_000, metavar="MS",
+    p.add_argument("--duration", type=DURATION, default=30_000, action=Named, metavar="MS",
                    help="simulated length of each run's fault phase (default: %(default)s ms)")
     p.add_argument("--chunk-size", type=POSITIVE, default=None, metavar="N",
                    help="runs per committed chunk (default: chosen from --runs)")
@@ -288,8 +290,9 @@ def manifest_spec(args, out: str):
 
     where = Path(out) / MANIFEST
     given = [name for name in SETTINGS if getattr(args, name) != args.setting_defaults[name]
-             # the one setting noted when named: --scenario dledger on a controller campaign is no default
-             or (name == "scenario" and getattr(args, "scenario_named", False))]
+             # named with its default's value (--scenario dledger on a controller campaign,
+             # --runs 200 on one of 1000) is named all the same
+             or getattr(args, f"{name}_named", False)]
     if given:
         raise UserError(f"--resume takes every campaign setting from {where}: leave out "
                         f"--{given[0].replace('_', '-')} (or use a new --out)")

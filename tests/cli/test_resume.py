@@ -94,6 +94,9 @@ def test_each_manifest_field_is_checked_as_its_flag(interrupted, tmp_path, capsy
     (["--runs", "5"], "--runs"),
     # the default's value, named: it was taken silently (exit 0) whatever scenario the campaign ran
     (["--scenario", "dledger"], "--scenario"),
+    (["--runs", "200"], "--runs"),
+    (["--seed", "0"], "--seed"),
+    (["--duration", "30000"], "--duration"),
 ])
 def test_resume_with_a_setting_on_the_command_line_is_refused(interrupted, tmp_path, capsys, flags, named):
     out = _edited(interrupted, tmp_path)
