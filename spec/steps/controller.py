@@ -403,15 +403,16 @@ class ControllerSteps(NodeSteps):
             known = d.after.known(d.request.broker_name)
             if known is None:
                 continue
-            members = {reg.address: i for i, reg in known.replicas.brokers.items()}
-            # a member may be notified when some table the node may have judged by says it is
-            # alive (upstream's notifyBrokerRoleChanged skips inactive brokers); it must be when
-            # every table does
-            may = {a for a, i in members.items()
-                   if any(live.is_alive(known.cluster_name, note.broker_name, i) for live in lives)}
-            sent[note] = may
-            must = sorted(a for a, i in members.items()
-                          if all(live.is_alive(known.cluster_name, note.broker_name, i) for live in lives))
+            ids_at: dict[str, list[int]] = {}  # a replaced machine's address holds its old ids too
+            for i, reg in known.replicas.brokers.items():
+                ids_at.setdefault(reg.address, []).append(i)
+            alive = {i: [live.is_alive(known.cluster_name, note.broker_name, i) for live in lives]
+                     for i in known.replicas.brokers}
+            # an address may be notified when some table the node may have judged by holds one
+            # of its ids alive (upstream's notifyBrokerRoleChanged skips inactive brokers); it
+            # must be when every table holds one id alive
+            sent[note] = {a for a, ids in ids_at.items() if any(any(alive[i]) for i in ids)}
+            must = sorted(a for a, ids in ids_at.items() if any(all(alive[i]) for i in ids))
             got = {dst for dst, p in notified if p == note}
             missing = [a for a in must if a not in got]
             if missing:
