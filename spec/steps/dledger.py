@@ -651,7 +651,13 @@ class DLedgerSteps:
             r.times.append(e.time)
             if r.latch is None and heartbeat_latch_open(r.counts[-1], self.n):
                 r.latch = len(r.counts) - 1
-                if self._hb_instant(r) <= e.time:  # no sleep after the latch (before 0.3.2): decided now
+                # this reply woke the waiting thread and no sleep follows (before 0.3.2): decided
+                # now. A latch that had timed out wakes the thread by itself: its decision, even
+                # at this very instant, is the tick's, after the replies of the instant (seed
+                # 15591 of the default search from 15000, stream b: the reference stepped down
+                # at its tick, the checker had decided within the reply before it)
+                woke_by_reply = e.time < heartbeat_latch_deadline(r.start, self.timing)
+                if woke_by_reply and self._hb_instant(r) <= e.time:
                     self._decide_hb(s, e.time)
                     if s.forced is not None and e.view.role is not s.view.role:
                         s.forced = None
