@@ -321,7 +321,6 @@ class ControllerNode:
             return
         if not self.is_active:
             result = self.rules.handle(self.metadata, call.request, self.liveness(now), is_leader=False)
-            self.coverage[(api, result.check)] += 1
             self.decisions.append(
                 Decision(self.node_id, api, call.request, result, self.metadata, self.metadata, None, "call")
             )
@@ -354,7 +353,6 @@ class ControllerNode:
         api = API_OF_REQUEST[type(request)]
         live = self.liveness(now)
         result = self.rules.handle(self.metadata, request, live, is_leader=True)
-        self.coverage[(api, result.check)] += 1
         if isinstance(request, RegisterBrokerRequest) and result.code == ResponseCode.SUCCESS:
             # Registering is a sign of life: the node that registers a broker records it
             # (upstream's registerBroker), whatever its heartbeat handling does.
@@ -373,7 +371,6 @@ class ControllerNode:
         items, events = [], []
         before = self.metadata
         for result in outcome.attempts:
-            self.coverage[("elect_master", result.check)] += 1
             request = ElectMasterRequest.of_controller_trigger(broker_name)
             items.append((None, 0, Decision(self.node_id, "elect_master", request, result, before, before, live, trigger)))
             before = self.rules.apply(before, result.events)

@@ -616,6 +616,24 @@ def clean_broker_data(
 # ------------------------------------------------------------------ not the leader
 
 
+def api_rows(profile: "ControllerProfile") -> dict[str, tuple[str, ...]]:
+    """Every row (``ControllerResult.check``) each API of ``profile`` decides by: the
+    outcomes a campaign's coverage counts, whichever controller decided."""
+    def names(rules: tuple[Rule, ...]) -> tuple[str, ...]:
+        return tuple(r.name for r in rules)
+
+    rows = {
+        "get_next_broker_id": ("broker_set_unknown", "next_assign_broker_id"),
+        "apply_broker_id": names(APPLY_BROKER_ID_RULES),
+        "register_broker": names(profile.register_broker_rules),
+        "get_replica_info": ("broker_set_unknown", "replica_info"),
+        "alter_sync_state_set": names(ALTER_SYNC_STATE_SET_RULES),
+        "elect_master": ("broker_set_unknown",) + ELECT_MASTER_OUTCOMES,
+        "clean_broker_data": names(CLEAN_BROKER_DATA_RULES),
+    }
+    return {api: r for api, r in rows.items() if profile.supports(api)}
+
+
 def controller_not_leader(request: Any, metadata: Optional[ControllerMetadata] = None, **_: Any) -> ControllerResult:
     """What a controller that is not the DLedger leader answers to any API call (its own
     metadata may lag the leader's: it decides nothing on it)."""
