@@ -1,7 +1,7 @@
 """The independent JavaScript nodes of tests/fixtures/js/ as their tests use them: each
 declares its slips in a ``SLIPS`` table (``--slip NAME``), keeps the shrunk counterexample
 the default check found for each under a directory of its own, and every fixture's tests
-make the same two checks of them, written here once."""
+make the same checks of them, written here once."""
 from __future__ import annotations
 
 import re
@@ -58,3 +58,21 @@ class JsNode:
         plain = script.with_steps(s for s in script.steps if s.op != "expect")
         run = execute(plain, self.adapter(), record_trace=False)
         assert run.error is None and not run.violations, (run.error, [r.violation.message for r in run.violations[:3]])
+
+    def check_unknown_slip_refused(self) -> None:
+        """``--slip`` with a name it does not declare: exit 2, saying so (not a correct node)."""
+        done = subprocess.run(["node", str(self.node), "--slip", "no-such-slip"], capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, timeout=30)
+        assert done.returncode == 2 and "unknown slip no-such-slip" in done.stderr, (done.returncode, done.stderr)
+
+    @staticmethod
+    def check_counterexample_replays(summary: dict, prop: str) -> None:
+        """A failing check's report names ``prop`` with a replay command that works from any
+        directory, run from a fresh shell as a user runs it, and reproduces the violation."""
+        props = {c["property"] for c in summary["counterexamples"]}
+        assert prop in props, props
+        replay = next(c["replay"] for c in summary["counterexamples"] if c["property"] == prop)
+        assert replay.startswith(f"cd {ROOT}") or replay.startswith(f"cd '{ROOT}'"), replay
+        done = subprocess.run(replay, shell=True, cwd="/", capture_output=True, text=True, timeout=300,
+                              env={"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin"})
+        assert done.returncode == 0 and f"reproduced: {prop}" in done.stdout, done.stdout + done.stderr
