@@ -286,7 +286,7 @@ def test_check_refuses_a_bad_report_directory_before_running(capsys, tmp_path):
     [
         (["--group-size", "12"], "group size must be between 1 and 9, not 12"),
         (["--chunk-size", "-3"], "argument --chunk-size: '-3' is not a whole number of at least 1"),
-        (["--duration", "-1"], "argument --duration: '-1' is not a whole number of at least 0"),
+        (["--duration", "-1"], "argument --duration: '-1' is not a whole number from 0 to 3,600,000"),
         (["--fault-mix", "earthquake"], "unknown fault mix 'earthquake'"),
         (["--scenario", "paxos"], "unknown scenario 'paxos'"),
         (["--runs", "0"], "argument --runs: '0' is not a whole number from 1 to 100,000,000"),
