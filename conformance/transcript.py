@@ -109,7 +109,11 @@ def load(path: str | Path) -> tuple[dict, list[Entry]]:
                 entries.append(Entry(op.name, args, None, str(raw["error"])))
                 continue
             entries.append(Entry(op.name, args, codec.decode(raw["answer"], op.result, reg, f"line {i}: answer")))
-        except (KeyError, TypeError, codec.CodecError) as exc:
+        except KeyError as exc:  # a field the line lacks, or an operation nobody knows
+            what = (f"unknown operation {exc.args[0]!r}" if isinstance(raw, dict) and raw.get("op") == exc.args[0]
+                    else f"no {exc.args[0]!r}")
+            raise _bad(path, f"line {i}: {what}") from None
+        except (TypeError, codec.CodecError) as exc:
             raise _bad(path, f"line {i}: {exc}") from None
     return header, entries
 

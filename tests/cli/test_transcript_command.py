@@ -41,7 +41,10 @@ def test_a_tampered_answer_is_a_disagreement(tmp_path, capsys):
     (b"not gzip", "not an rmqha-transcript/1 transcript"),
     (gzip.compress(b'{"format": "something else"}\n'), "no header line"),
     (gzip.compress(b'{"format": "rmqha-transcript/1", "profile": "dledger-0.4"}\n{"op": "dledger.nope"}\n'),
-     "line 2"),
+     "line 2: unknown operation 'dledger.nope'"),
+    # a line without a field it needs says which (it said only "line 2: 'args'")
+    (gzip.compress(b'{"format": "rmqha-transcript/1", "profile": "dledger-0.4"}\n{"op": "dledger.handle_vote"}\n'),
+     "line 2: no 'args'"),
     # more digits than Python converts, nesting deeper than it recurses: read as bad JSON, not a traceback
     (gzip.compress(b'{"format": "rmqha-transcript/1"}\n{"op": "dledger.handle_vote", "answer": ' + b"9" * 5000
                    + b'}\n'), "a number of more than 4300 digits"),
