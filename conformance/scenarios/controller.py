@@ -971,9 +971,12 @@ class ControllerCluster(SimCluster):
             active = self.active_controller()
             metadata = self.views[active].metadata if active is not None else None
             held = [self.views[b].broker_id for b in self.brokers]
+            epochs = {self.views[b].broker_id: self.views[b].role_state.master_epoch for b in self.brokers
+                      if self.views[b] is not None and self.views[b].broker_id is not None}
             waited = self.sim.now - healthy_since
             self._record(attrs.evolve(v, detail=f"{v.detail}, {waited} ms after every node was up on a clean network")
-                         for v in inv.no_masterless_healthy_set(BROKER_NAME, metadata, held, self.controller_config))
+                         for v in inv.no_masterless_healthy_set(BROKER_NAME, metadata, held, self.controller_config,
+                                                                epochs))
 
     def _recorded_master_epoch(self) -> int | None:
         c = self.active_controller()

@@ -309,7 +309,7 @@ def no_stuck_dead_master(
 
 def no_masterless_healthy_set(
     name: str, metadata: Optional[ControllerMetadata], held_ids: Iterable[Optional[int]],
-    config: ControllerConfig = DEFAULT_CONFIG,
+    config: ControllerConfig = DEFAULT_CONFIG, held_master_epochs: Optional[dict] = None,
 ) -> list[Violation]:
     """Liveness, asked by the harness when set ``name`` has had every node up on a clean
     network for a bound and still has no master that the active controller records
@@ -324,7 +324,14 @@ def no_masterless_healthy_set(
       new id;
     * the set is unknown and every live broker holds an id: after an admin clean removed
       the set, a broker with an id on disk only registers, which an unknown set refuses
-      (upstream's ``registerBrokerToController``; docs/controller-stack.md, finding 4)."""
+      (upstream's ``registerBrokerToController``; docs/controller-stack.md, finding 4);
+    * the recorded master's id is held by a live broker whose own masterEpoch
+      (``held_master_epochs``: id -> the masterEpoch of the live broker holding it) is above
+      the recorded one: it takes the controller's role changes for stale ones, while the
+      controller sees its master alive. An admin clean that restarted the set starts its
+      epochs over, and a broker that kept its disk keeps the old, higher epoch (upstream's
+      changeToMaster/changeToSlave ignore an epoch not above their own; the documented
+      finding ``clean_restarts_broker_set``)."""
     held = list(held_ids)
     if metadata is None:
         return [Violation("no_masterless_healthy_set", name, "no controller is active")]
@@ -335,6 +342,8 @@ def no_masterless_healthy_set(
         return [Violation("no_masterless_healthy_set", name,
                           f"the active controller knows no such set while live brokers hold ids {held}")]
     s = known.sync_state
+    if s.master_broker_id is not None and (held_master_epochs or {}).get(s.master_broker_id, -1) > s.master_epoch:
+        return []
     pool = (known.replicas.all_brokers() if config.enable_elect_unclean_master or not s.sync_state_set
             else s.sync_state_set)
     electable = sorted(b for b in pool if b in held and known.replicas.is_broker_exist(b))

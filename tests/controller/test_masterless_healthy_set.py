@@ -57,3 +57,23 @@ def test_violation_exactly_when_an_electable_broker_lives(ids, data):
     found = no_masterless_healthy_set(NAME, meta, held, unclean_config() if unclean else DEFAULT_CONFIG)
     pool = set(ids) if unclean or not members else members
     assert bool(found) == any(b in pool for b in held if b is not None)
+
+
+@pytest.mark.parametrize("name, holder_epoch, violated", [
+    # the recorded master 2 (masterEpoch 4) is held by a live broker whose own masterEpoch is:
+    ("above the recorded one (kept from before an admin clean restarted the set): it ignores "
+     "the controller's role changes as stale", 5, False),
+    ("the recorded one: it should act as master", 4, True),
+    ("below the recorded one: it should take the newer role", 3, True),
+])
+def test_a_recorded_master_held_with_a_higher_epoch(name, holder_epoch, violated):
+    meta = metadata(ids=(1, 2, 3), master=2, members={1, 2}, master_epoch=4, ss_epoch=6)
+    found = no_masterless_healthy_set(NAME, meta, [2, 1, 3], DEFAULT_CONFIG, {2: holder_epoch, 1: 4, 3: 4})
+    assert bool(found) == violated, found
+
+
+def test_a_slave_with_a_higher_epoch_does_not_exempt_the_set():
+    """Only the recorded master's holder: a slave that kept a higher epoch leaves the set
+    judged (its master is another broker, which should act)."""
+    meta = metadata(ids=(1, 2, 3), master=2, members={1, 2}, master_epoch=4, ss_epoch=6)
+    assert no_masterless_healthy_set(NAME, meta, [2, 1, 3], DEFAULT_CONFIG, {2: 4, 1: 9, 3: 9})
