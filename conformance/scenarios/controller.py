@@ -147,6 +147,10 @@ class ControllerCluster(SimCluster):
         self.all_ack = next(iter(broker_setups.values())).ha.all_ack_in_sync_state_set
         # what the controllers are configured with, and what the monitor judges them by
         self.controller_config = controller_setup.config
+        # how long a slave may follow an older role while holding the log: a metadata poll
+        # per controller (the active one may be the last it asks), and one more
+        period = max(setup.ha.sync_broker_metadata_period_ms for setup in broker_setups.values())
+        self._learns_role_ms = period * (len(self.controllers) + 1)
         # the rules each decision's row is read from, for coverage (whichever controller decided)
         self._rules = ControllerRules.for_profile(controller_setup.profile, controller_setup.config)
         # monitor state
@@ -949,7 +953,7 @@ class ControllerCluster(SimCluster):
             if b != master and self.views[b] is not None:
                 stalled = min(quiet, self.sim.now - self._broker_progress.get(b, (None, self.sim.now))[1])
                 if stalled >= CATCH_UP_MS:
-                    self._record(inv.slave_catches_up(self.views[b], m, stalled))
+                    self._record(inv.slave_catches_up(self.views[b], m, stalled, self._learns_role_ms))
 
     def step_await_master(self, step: Step) -> None:
         """Run until a broker is an unfenced master of the controller's masterEpoch. If it

@@ -354,17 +354,23 @@ def no_masterless_healthy_set(
                       f"{electable} are alive and electable")]
 
 
-def slave_catches_up(slave: BrokerNodeView, master: BrokerNodeView, quiet_ms: int) -> list[Violation]:
+def slave_catches_up(slave: BrokerNodeView, master: BrokerNodeView, quiet_ms: int,
+                     learns_role_ms: int = 0) -> list[Violation]:
     """Liveness, asked by the harness of each live broker but the current master once every
     node has been up on a clean network, the master's log unchanged, and the broker's own
     role and log end unchanged, for a bound (``quiet_ms`` so far): the broker is a slave of
     that master in its masterEpoch and holds its log, message by message. Without it brokers that never replicate (a slave that never
     hand-shakes: the SyncStateSet stays {master}, whose writes need no other ack) break no
-    other property."""
+    other property. A slave that holds the log but still follows an older masterEpoch (or
+    master id) is given ``learns_role_ms``: it learns its role by polling one controller at
+    a time (getReplicaInfo, every ``syncBrokerMetadataPeriod``), and those that are not
+    active answer CONTROLLER_NOT_LEADER, so finding the active one takes up to a poll per
+    controller."""
+    holds_log = slave.max_offset == master.max_offset \
+        and [(e.msg_id, e.start) for e in slave.log] == [(e.msg_id, e.start) for e in master.log]
     follows = (slave.role_state.role is Role.SLAVE and slave.role_state.master_epoch == master.role_state.master_epoch
                and slave.role_state.master_broker_id == master.broker_id)
-    if follows and slave.max_offset == master.max_offset \
-            and [(e.msg_id, e.start) for e in slave.log] == [(e.msg_id, e.start) for e in master.log]:
+    if holds_log and (follows or (slave.role_state.role is Role.SLAVE and quiet_ms < learns_role_ms)):
         return []
     state = slave.role_state
     return [Violation("slave_catches_up", slave.node_id,

@@ -51,6 +51,28 @@ def test_each_outcome(name, slave, violated):
     assert all(v.invariant == "slave_catches_up" and v.subject == "b2" for v in found)
 
 
+LEARNS = 20_000  # the harness's: a metadata poll per controller and one more (3 controllers, 5 s)
+
+
+@pytest.mark.parametrize("name, slave, quiet_ms, violated", [
+    ("the log, an older masterEpoch, one ms before the time to learn its role",
+     view("b2", slave_state(epoch=2), entries("m1", "m2")), LEARNS - 1, False),
+    ("the same at the time to learn it", view("b2", slave_state(epoch=2), entries("m1", "m2")), LEARNS, True),
+    ("the same one ms after", view("b2", slave_state(epoch=2), entries("m1", "m2")), LEARNS + 1, True),
+    ("the log, following another master id, before the time",
+     view("b2", slave_state(master_id=17), entries("m1", "m2")), LEARNS - 1, False),
+    ("behind: the time to learn a role is no time to catch up",
+     view("b2", slave_state(epoch=2), entries("m1")), LEARNS - 1, True),
+    ("not a slave: a second master with the log", view("b2", BrokerRoleState(2, Role.MASTER, 2, 2, "b2", fenced=False),
+                                                        entries("m1", "m2")), LEARNS - 1, True),
+])
+def test_a_slave_with_the_log_is_given_the_time_to_learn_its_role(name, slave, quiet_ms, violated):
+    """Found by the reference (seed 117 of a controller search): after a partition healed,
+    a slave holding the whole log asked two controllers that were not active, 5 s apart,
+    and kept masterEpoch 1 for 12 s while the master was in 5."""
+    assert bool(slave_catches_up(slave, MASTER, quiet_ms, LEARNS)) == violated
+
+
 @given(mine=st.lists(st.sampled_from("abc"), max_size=4), theirs=st.lists(st.sampled_from("abc"), max_size=4))
 def test_a_following_slave_is_judged_by_its_log_alone(mine, theirs):
     master = view("b1", MASTER_STATE, entries(*theirs))
