@@ -325,13 +325,14 @@ def no_masterless_healthy_set(
     * the set is unknown and every live broker holds an id: after an admin clean removed
       the set, a broker with an id on disk only registers, which an unknown set refuses
       (upstream's ``registerBrokerToController``; docs/controller-stack.md, finding 4);
-    * the recorded master's id is held by a live broker whose own masterEpoch
-      (``held_master_epochs``: id -> the masterEpoch of the live broker holding it) is above
-      the recorded one: it takes the controller's role changes for stale ones, while the
-      controller sees its master alive. An admin clean that restarted the set starts its
-      epochs over, and a broker that kept its disk keeps the old, higher epoch (upstream's
-      changeToMaster/changeToSlave ignore an epoch not above their own; the documented
-      finding ``clean_restarts_broker_set``)."""
+    * after an admin clean restarted the set (the harness then gives ``held_master_epochs``:
+      id -> the masterEpoch of the live broker holding it), the recorded master's id is held
+      by a live broker whose own masterEpoch is above the recorded one: the restarted set's
+      epochs start over, the broker kept its disk and the old, higher epoch, and it takes the
+      controller's role changes for stale ones while the controller sees its master alive
+      (upstream's changeToMaster/changeToSlave ignore an epoch not above their own).
+      Without such a clean a broker above the recorded epoch is a controller's slip (an
+      election that does not bump masterEpoch), and is judged."""
     held = list(held_ids)
     if metadata is None:
         return [Violation("no_masterless_healthy_set", name, "no controller is active")]
