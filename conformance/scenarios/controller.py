@@ -975,10 +975,10 @@ class ControllerCluster(SimCluster):
             active = self.active_controller()
             metadata = self.views[active].metadata if active is not None else None
             held = [self.views[b].broker_id for b in self.brokers]
-            # (only once an admin clean restarted the set, whose epochs start over: before
-            # that a broker above the recorded masterEpoch is the controller's own slip)
-            epochs = {self.views[b].broker_id: self.views[b].role_state.master_epoch for b in self.brokers
-                      if self.views[b] is not None and self.views[b].broker_id is not None} if self.set_restarted else None
+            epochs = None  # each live broker's own masterEpoch, by the id it holds: only once an
+            if self.set_restarted:  # admin clean restarted the set, whose epochs start over
+                epochs = {v.broker_id: v.role_state.master_epoch
+                          for v in (self.views[b] for b in self.brokers) if v is not None and v.broker_id is not None}
             waited = self.sim.now - healthy_since
             self._record(attrs.evolve(v, detail=f"{v.detail}, {waited} ms after every node was up on a clean network")
                          for v in inv.no_masterless_healthy_set(BROKER_NAME, metadata, held, self.controller_config,

@@ -309,7 +309,7 @@ def no_stuck_dead_master(
 
 def no_masterless_healthy_set(
     name: str, metadata: Optional[ControllerMetadata], held_ids: Iterable[Optional[int]],
-    config: ControllerConfig = DEFAULT_CONFIG, held_master_epochs: Optional[dict] = None,
+    config: ControllerConfig = DEFAULT_CONFIG, held_master_epochs: Optional[Mapping[int, int]] = None,
 ) -> list[Violation]:
     """Liveness, asked by the harness when set ``name`` has had every node up on a clean
     network for a bound and still has no master that the active controller records
@@ -360,9 +360,9 @@ def slave_catches_up(slave: BrokerNodeView, master: BrokerNodeView, quiet_ms: in
     """Liveness, asked by the harness of each live broker but the current master once every
     node has been up on a clean network, the master's log unchanged, and the broker's own
     role and log end unchanged, for a bound (``quiet_ms`` so far): the broker is a slave of
-    that master in its masterEpoch and holds its log, message by message. Without it brokers that never replicate (a slave that never
-    hand-shakes: the SyncStateSet stays {master}, whose writes need no other ack) break no
-    other property. A slave that holds the log but still follows an older masterEpoch (or
+    that master in its masterEpoch and holds its log, message by message. Without it brokers
+    that never replicate (a slave that never hand-shakes: the SyncStateSet stays {master},
+    whose writes need no other ack) break no other property. A slave that holds the log but still follows an older masterEpoch (or
     master id) is given ``learns_role_ms``: it learns its role by polling one controller at
     a time (getReplicaInfo, every ``syncBrokerMetadataPeriod``), and those that are not
     active answer CONTROLLER_NOT_LEADER, so finding the active one takes up to a poll per
